@@ -1,0 +1,164 @@
+"""Render a finding's checks and fixes with the numbers its log gives.
+
+Values are computed by catalog expressions over facts; texts use ``{name}`` placeholders
+(with an optional format spec such as ``{free_gib:.2f}``). A check whose condition cannot be
+decided from the log is ``unknown`` and tells the operator what to run; a fix whose ``when``
+is false is dropped; a fix whose value cannot be computed falls back to its generic change.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+from .expr import Unknown
+from .scan import Finding
+
+
+@dataclass
+class ComputedValue:
+    name: str
+    value: Any
+    expression: str
+    inputs: dict[str, Any]
+
+
+@dataclass
+class CheckResult:
+    id: str
+    title: str
+    look: str
+    command: str | None
+    status: str  # fail | pass | unknown
+    detail: str | None
+
+
+@dataclass
+class FixResult:
+    id: str
+    title: str
+    change: str
+    tradeoff: str
+    verify: str | None
+    applies: bool | None  # None: the log cannot tell
+    values: list[ComputedValue] = field(default_factory=list)
+    computed: bool = False
+
+
+@dataclass
+class Checklist:
+    checks: list[CheckResult]
+    fixes: list[FixResult]
+    values: list[ComputedValue]
+
+
+def build(finding: Finding, run_facts: dict[str, Any]) -> Checklist:
+    sig = finding.signature
+    facts = finding.all_facts(run_facts)
+    shared = _compute(sig, "values", sig.doc.get("values", {}), facts)
+    scope = {**facts, **{v.name: v.value for v in shared}}
+    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.doc.get("checks", []))]
+    fixes = []
+    for i, item in enumerate(sig.doc.get("fixes", [])):
+        fix = _fix(sig, i, item, scope)
+        if fix is not None:
+            fixes.append(fix)
+    return Checklist(checks, fixes, shared)
+
+
+def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, Any]) -> list[ComputedValue]:
+    results = []
+    scope = dict(facts)
+    for name in sources:
+        parsed = sig.expressions[f"{prefix}.{name}"]
+        try:
+            value = _tidy(parsed.evaluate(scope))
+        except Unknown:
+            continue
+        scope[name] = value
+        inputs = {n: scope[n] for n in sorted(parsed.names) if n in scope}
+        results.append(ComputedValue(name, value, parsed.source, inputs))
+    return results
+
+
+def _decide(sig: Any, key: str, scope: dict[str, Any]) -> bool | None:
+    try:
+        return bool(sig.expressions[key].evaluate(scope))
+    except Unknown:
+        return None
+
+
+def _check(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> CheckResult:
+    status, detail = "unknown", None
+    if "fails_when" in item:
+        verdict = _decide(sig, f"checks[{index}].fails_when", scope)
+        if verdict is not None:
+            status = "fail" if verdict else "pass"
+            detail = fill(item.get(status), scope)
+    return CheckResult(item["id"], fill(item["title"], scope) or item["title"], item["look"],
+                       item.get("command"), status, detail)
+
+
+def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> FixResult | None:
+    applies = _decide(sig, f"fixes[{index}].when", scope) if "when" in item else True
+    if applies is False:
+        return None
+    values = _compute(sig, f"fixes[{index}].values", item.get("values", {}), scope)
+    local = {**scope, **{v.name: v.value for v in values}}
+    change = fill(item["change"], local)
+    computed = change is not None and bool(_placeholders(item["change"]))
+    if change is None:
+        change = item.get("change_fallback") or _strip_placeholders(item["change"])
+    tradeoff = fill(item["tradeoff"], local) or _strip_placeholders(item["tradeoff"])
+    return FixResult(item["id"], fill(item["title"], local) or item["title"], change, tradeoff,
+                     fill(item.get("verify"), local) or item.get("verify"), applies,
+                     [v for v in values if v.name in _placeholders(item["change"])] if computed else [],
+                     computed)
+
+
+def fill(template: str | None, scope: dict[str, Any]) -> str | None:
+    """Format ``{name}`` placeholders from scope; None if any is missing or malformed."""
+    if template is None:
+        return None
+    out = []
+    try:
+        for literal, name, spec, conversion in string.Formatter().parse(template):
+            out.append(literal)
+            if name is None:
+                continue
+            if conversion or not name.isidentifier() or name not in scope:
+                return None
+            value = scope[name]
+            out.append(format(value, spec) if spec else display(value))
+    except (ValueError, TypeError):
+        return None
+    return "".join(out)
+
+
+def display(value: Any) -> str:
+    if isinstance(value, float):
+        return format(round(value, 4), "g") if abs(value) < 1e6 else str(int(value))
+    return str(value)
+
+
+def _placeholders(template: str) -> set[str]:
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    except ValueError:
+        return set()
+
+
+def _strip_placeholders(template: str) -> str:
+    try:
+        return "".join(lit + ("<value>" if name else "") for lit, name, _, _ in string.Formatter().parse(template))
+    except ValueError:
+        return template
+
+
+def _tidy(value: Any) -> Any:
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return int(value)
+        return round(value, 4)
+    return value

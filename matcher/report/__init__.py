@@ -1,0 +1,104 @@
+"""Reports: one :class:`FileReport` per input, rendered by small pure functions per format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import __version__
+from ..checklist import Checklist, build
+from ..diagnose import Diagnosis, diagnose
+from ..redact import clip, redact
+from ..scan import Finding, Run
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass
+class FileReport:
+    path: str
+    diagnosis: Diagnosis
+    checklists: dict[str, Checklist] = field(default_factory=dict)
+    redact: bool = True
+    error: str | None = None
+
+    @property
+    def run(self) -> Run:
+        return self.diagnosis.run
+
+    def evidence(self, finding: Finding) -> str:
+        return redact(finding.text) if self.redact else clip(finding.text, 4000)
+
+
+def build_report(run: Run, redact_secrets: bool = True, error: str | None = None) -> FileReport:
+    diagnosis = diagnose(run)
+    checklists = {f.id: build(f, run.facts) for f in run.findings}
+    return FileReport(run.name, diagnosis, checklists, redact_secrets, error)
+
+
+def worst_severity(reports: list[FileReport]) -> str | None:
+    ranks = [SEVERITIES.index(f.severity) for r in reports for f in r.run.findings]
+    return SEVERITIES[min(ranks)] if ranks else None
+
+
+def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
+    checklist = report.checklists[finding.id]
+    sig = finding.signature
+    return {
+        "id": finding.id,
+        "title": sig.title,
+        "severity": finding.severity,
+        "role": report.diagnosis.roles.get(finding.id, "related"),
+        "phase": finding.phase,
+        "line": finding.line,
+        "last_line": finding.last_line,
+        "occurrences": finding.occurrences,
+        "confidence": finding.confidence,
+        "match": finding.match,
+        "evidence": report.evidence(finding),
+        "facts": _public_facts(finding.facts, report.redact),
+        "summary": sig.doc.get("summary"),
+        "cause": sig.doc.get("cause"),
+        "explained_by": report.diagnosis.explained_by.get(finding.id),
+        "notes": finding.notes,
+        "checks": [
+            {"id": c.id, "title": c.title, "status": c.status, "detail": c.detail, "look": c.look, "command": c.command}
+            for c in checklist.checks
+        ],
+        "fixes": [
+            {
+                "order": i + 1, "id": x.id, "title": x.title, "change": x.change, "applies": x.applies,
+                "computed": x.computed,
+                "values": [{"name": v.name, "value": v.value, "expression": v.expression, "from": v.inputs} for v in x.values],
+                "tradeoff": x.tradeoff, "verify": x.verify,
+            }
+            for i, x in enumerate(checklist.fixes)
+        ],
+        "verify": sig.doc.get("verify"),
+        "references": [r["url"] for r in sig.doc.get("references", [])],
+    }
+
+
+def file_dict(report: FileReport) -> dict[str, Any]:
+    diagnosis = report.diagnosis
+    return {
+        "path": report.path,
+        "root_cause": diagnosis.root_cause.id if diagnosis.root_cause else None,
+        "phase": diagnosis.phase,
+        "outcome": diagnosis.outcome,
+        "engine": report.run.engine,
+        "lines": report.run.lines,
+        "facts": _public_facts(report.run.facts, report.redact),
+        "phases": [{"phase": p, "line": n} for p, n in report.run.phases],
+        "findings": [finding_dict(report, f) for f in diagnosis.findings],
+        "error": report.error,
+    }
+
+
+def _public_facts(facts: dict[str, Any], redact_secrets: bool) -> dict[str, Any]:
+    out = {}
+    for key, value in facts.items():
+        if isinstance(value, str) and redact_secrets:
+            value = redact(value)
+        out[key] = value
+    return out

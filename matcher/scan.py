@@ -1,0 +1,348 @@
+"""From chunks of bytes to findings: prefilter, confirm, assemble events, track the phase.
+
+A :class:`Scanner` is built once per catalog. :meth:`Scanner.run` reads one input and
+returns a :class:`Run`: the facts the log states, the phases it went through, and one
+:class:`Finding` per problem signature (the first occurrence, with a count of the rest).
+
+Line order is the only order: a fact entry with ``enters_phase`` moves the run into a phase,
+a ``Traceback (most recent call last):`` opens a traceback whose frames are kept until an
+error closes it, and a problem hit is judged with the phase and frames in force at its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import regex
+
+from . import facts as factlib
+from .catalog import Catalog, Signature
+from .normalize import is_request_echo, normalize
+from .prefilter import Anchor, make_prefilter
+from .read import Chunk, read_chunks
+
+MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
+FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
+MAX_FRAMES = 64  # innermost frames kept per traceback
+MAX_FUZZY_LINES = 2000  # gated lines per run that the fuzzy fallback may score
+FUZZY_TEXT = 400  # characters of a gated line that the fuzzy fallback scores
+FUZZY_CONFIDENCE = 0.7  # a fuzzy hit's confidence is its score x this
+OFF_RANGE_CONFIDENCE = 0.6  # multiplier when the log's engine version is outside the range
+
+_TRACEBACK = b"Traceback (most recent call last)"
+_FRAME = b'File "'
+_GATE_WORDS = (b"error", b"out of memory", b"failed", b"not enough", b"insufficient",
+               b"cannot allocate", b"unable to allocate", b"killed")
+_GATE = regex.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate|unable to allocate|killed")
+_FRAME_LINE = regex.compile(r'^\s*File "[^"]*", line \d+')
+
+
+@dataclass
+class Finding:
+    signature: Signature
+    line: int
+    text: str
+    facts: dict[str, Any]
+    match: str  # "regex" | "fuzzy"
+    confidence: float
+    phase: str | None
+    frames: list[str] = field(default_factory=list)
+    occurrences: int = 1
+    last_line: int = 0
+    notes: list[str] = field(default_factory=list)
+    context_facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.signature.id
+
+    @property
+    def severity(self) -> str:
+        return self.signature.severity
+
+    def all_facts(self, run_facts: dict[str, Any]) -> dict[str, Any]:
+        """Facts for this finding's expressions: the run's, then those in force here, then its own."""
+        return {**run_facts, **self.context_facts, **self.facts}
+
+
+@dataclass
+class Run:
+    name: str
+    lines: int = 0
+    facts: dict[str, Any] = field(default_factory=dict)
+    fact_lines: dict[str, int] = field(default_factory=dict)
+    phases: list[tuple[str, int]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    prompt_lines_skipped: int = 0
+    fuzzy_lines_scored: int = 0
+    fuzzy_lines_dropped: int = 0
+    engine_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def phase_reached(self) -> str | None:
+        return self.phases[-1][0] if self.phases else None
+
+    @property
+    def engine(self) -> str | None:
+        if "engine" in self.facts:
+            return self.facts["engine"]
+        if not self.engine_counts:
+            return None
+        return max(self.engine_counts.items(), key=lambda kv: kv[1])[0]
+
+
+@dataclass
+class _Target:
+    """What an anchor leads to: signature indices, or a structural marker."""
+
+    signatures: set[int] = field(default_factory=set)
+    traceback: bool = False
+    frame: bool = False
+    gate: bool = False
+
+
+class Scanner:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.signatures: list[Signature] = list(catalog.signatures.values())
+        anchors: list[Anchor] = []
+        targets: list[_Target] = []
+        index_of: dict[tuple[bytes, bool], int] = {}
+
+        def target_for(literal: bytes, caseless: bool) -> _Target:
+            key = (literal.lower() if caseless else literal, caseless)
+            if key not in index_of:
+                index_of[key] = len(anchors)
+                anchors.append(Anchor(key[0], caseless))
+                targets.append(_Target())
+            return targets[index_of[key]]
+
+        for i, sig in enumerate(self.signatures):
+            for pattern in sig.patterns:
+                for literal in pattern.anchors:
+                    target_for(literal.encode("utf-8"), pattern.ignore_case).signatures.add(i)
+        target_for(_TRACEBACK, False).traceback = True
+        target_for(_FRAME, False).frame = True
+        for word in _GATE_WORDS:
+            target_for(word, True).gate = True
+        self.anchors = anchors
+        self._targets = targets
+        self.prefilter = make_prefilter(anchors)
+        self._fuzzy = [
+            (sig, item["template"], float(item.get("threshold", 88)))
+            for sig in self.signatures if sig.kind == "problem" for item in sig.fuzzy
+        ]
+
+    # -- public ---------------------------------------------------------------------------
+
+    def run(self, stream: BinaryIO, name: str, on_finding: Callable[[Finding], None] | None = None) -> Run:
+        """Scan one input to the end."""
+        state = _RunState(self, Run(name), on_finding)
+        for chunk in read_chunks(stream, name):
+            state.feed(chunk)
+        return state.finish()
+
+    def run_lines(self, lines: Iterable[str | bytes], name: str = "<lines>") -> Run:
+        """Scan an iterator of lines (library use); a line without a newline gets one."""
+        state = _RunState(self, Run(name), None)
+        for chunk in _chunks_of_lines(lines):
+            state.feed(chunk)
+        return state.finish()
+
+    def stream(self, name: str, on_finding: Callable[[Finding], None] | None = None) -> _RunState:
+        """An incremental scan (pipe mode): feed chunks, then finish()."""
+        return _RunState(self, Run(name), on_finding)
+
+
+def _chunks_of_lines(lines: Iterable[str | bytes], size: int = 1 << 20) -> Iterator[Chunk]:
+    buffer: list[bytes] = []
+    length = 0
+    first = 1
+    count = 0
+    for line in lines:
+        data = line.encode("utf-8", "surrogateescape") if isinstance(line, str) else line
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        buffer.append(data)
+        length += len(data)
+        count += 1
+        if length >= size:
+            yield Chunk(b"".join(buffer), first)
+            first += count
+            buffer, length, count = [], 0, 0
+    if buffer:
+        yield Chunk(b"".join(buffer), first)
+
+
+class _RunState:
+    def __init__(self, scanner: Scanner, run: Run, on_finding: Callable[[Finding], None] | None) -> None:
+        self.scanner = scanner
+        self.run = run
+        self.on_finding = on_finding
+        self.phase: str | None = None
+        self.frames: list[tuple[int, str]] = []
+        self.by_id: dict[str, Finding] = {}
+        self.gated: list[tuple[int, str, str | None, dict[str, Any]]] = []
+        self.last_line = 0
+
+    def feed(self, chunk: Chunk) -> None:
+        data = chunk.data
+        line = chunk.first_line
+        position = 0
+        for candidate in self.scanner.prefilter.candidates(data):
+            line += data.count(b"\n", position, candidate.start)
+            position = candidate.start
+            self._line(data, candidate, line)
+        self.last_line = chunk.first_line + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
+        self.run.lines = max(self.run.lines, self.last_line)
+
+    def _line(self, data: bytes, candidate: Any, line_no: int) -> None:
+        start, end = candidate.start, candidate.end
+        if end - start > MATCH_WINDOW:
+            start = max(start, candidate.first_pos - MATCH_WINDOW // 2)
+            end = min(end, start + MATCH_WINDOW)
+        text = normalize(data[start:end].decode("utf-8", "replace"))
+        if is_request_echo(text):
+            self.run.prompt_lines_skipped += 1
+            return
+        targets = [self.scanner._targets[i] for i in candidate.anchors]
+        if any(t.traceback for t in targets) and "Traceback (most recent call last)" in text:
+            self.frames = []
+        if any(t.frame for t in targets) and _FRAME_LINE.match(text):
+            if self.frames and line_no - self.frames[-1][0] > FRAME_GAP:
+                self.frames = []
+            self.frames.append((line_no, text.strip()))
+            del self.frames[:-MAX_FRAMES]
+            return
+        indices = set().union(*(t.signatures for t in targets))
+        problem_hit = False
+        for index in sorted(indices):
+            sig = self.scanner.signatures[index]
+            hit = _confirm(sig, text)
+            if hit is None:
+                continue
+            if sig.kind == "fact":
+                self._fact(sig, hit, line_no)
+            else:
+                self._problem(sig, hit, text, line_no, "regex", 1.0, self.run.facts)
+                problem_hit = True
+        if not problem_hit and any(t.gate for t in targets) and _GATE.search(text):
+            if len(self.gated) < MAX_FUZZY_LINES:
+                self.gated.append((line_no, text, self.phase, dict(self.run.facts)))
+            else:
+                self.run.fuzzy_lines_dropped += 1
+
+    def _fact(self, sig: Signature, values: dict[str, Any], line_no: int) -> None:
+        run = self.run
+        engine = next(iter(sig.engines))
+        if engine != "any":
+            run.engine_counts[engine] = run.engine_counts.get(engine, 0) + 1
+        for name, value in values.items():
+            if name == "version" and engine != "any":
+                run.facts["engine"] = engine
+                run.facts["engine_version"] = value
+                name = f"{engine}_version"
+            run.facts[name] = value
+            run.fact_lines[name] = line_no
+        if sig.enters_phase and sig.enters_phase != self.phase:
+            self.phase = sig.enters_phase
+            run.phases.append((sig.enters_phase, line_no))
+
+    def _problem(
+        self, sig: Signature, values: dict[str, Any], text: str, line_no: int, how: str,
+        confidence: float, context: dict[str, Any],
+    ) -> bool:
+        """Record a confirmed hit unless its context fails; True when it counted."""
+        frames = self._recent_frames(line_no)
+        if sig.has_context and not self._context_holds(sig, values, frames):
+            return False
+        engine = next(iter(sig.engines))
+        if engine not in ("any", "linux", "cuda"):
+            self.run.engine_counts[engine] = self.run.engine_counts.get(engine, 0) + 1
+        existing = self.by_id.get(sig.id)
+        if existing is not None:
+            existing.occurrences += 1
+            existing.last_line = line_no
+            return True
+        notes = []
+        version = self.run.facts.get("engine_version")
+        in_range = sig.version_in_range(self.run.facts.get("engine", ""), str(version)) if version else None
+        if in_range is False:
+            confidence *= OFF_RANGE_CONFIDENCE
+            notes.append(f"the log's {self.run.facts['engine']} {version} is outside this signature's version range")
+        finding = Finding(
+            signature=sig, line=line_no, text=text, facts=values, match=how,
+            confidence=round(confidence, 3), phase=sig.phase or self.phase or None,
+            frames=[f for _, f in frames], last_line=line_no, notes=notes,
+            context_facts=dict(context),
+        )
+        self.by_id[sig.id] = finding
+        self.run.findings.append(finding)
+        if self.on_finding is not None:
+            self.on_finding(finding)
+        return True
+
+    def _recent_frames(self, line_no: int) -> list[tuple[int, str]]:
+        if self.frames and line_no - self.frames[-1][0] <= FRAME_GAP:
+            return self.frames
+        return []
+
+    def _context_holds(self, sig: Signature, values: dict[str, Any], frames: list[tuple[int, str]]) -> bool:
+        if sig.context_phases and self.phase in sig.context_phases:
+            return True
+        if sig.frames and any(p.search(text) for p in sig.frames for _, text in frames):
+            return True
+        if sig.context_requires is not None:
+            from .expr import Unknown
+
+            try:
+                return bool(sig.context_requires.evaluate({**self.run.facts, **values}))
+            except Unknown:
+                return False
+        return False
+
+    def finish(self) -> Run:
+        self._fuzzy()
+        self.run.findings.sort(key=lambda f: f.line)
+        return self.run
+
+    def _fuzzy(self) -> None:
+        """Score gated lines that no problem signature matched against the fuzzy templates."""
+        if not self.gated or not self.scanner._fuzzy:
+            return
+        from rapidfuzz import fuzz, process
+
+        choices = [template for _, template, _ in self.scanner._fuzzy]
+        floor = min(threshold for _, _, threshold in self.scanner._fuzzy)
+        for line_no, text, phase, context in self.gated:
+            self.run.fuzzy_lines_scored += 1
+            best = process.extractOne(text[:FUZZY_TEXT], choices, scorer=fuzz.partial_ratio, score_cutoff=floor)
+            if best is None:
+                continue
+            _, score, index = best
+            sig, _, threshold = self.scanner._fuzzy[index]
+            if score < threshold or sig.id in self.by_id:
+                continue
+            saved_phase, self.phase = self.phase, phase
+            self._problem(sig, {}, text, line_no, "fuzzy", score / 100 * FUZZY_CONFIDENCE, context)
+            self.phase = saved_phase
+
+
+def _confirm(sig: Signature, text: str) -> dict[str, Any] | None:
+    """The facts of a confirmed hit, or None. A problem takes its first matching pattern;
+    a fact entry merges every pattern that matches (one line can state several settings)."""
+    values: dict[str, Any] | None = None
+    for pattern in sig.patterns:
+        match = pattern.compiled.search(text)
+        if match is None:
+            continue
+        if values is None:
+            if any(ex.search(text) for ex in sig.exclude):
+                return None
+            values = {}
+        values.update(factlib.from_match(match.groupdict()))
+        if sig.kind == "problem":
+            break
+    return values
