@@ -82,6 +82,10 @@ class Signature:
         return self.doc.get("enters_phase")
 
     @property
+    def frame_scoped(self) -> bool:
+        return self.doc.get("scope") == "frame"
+
+    @property
     def wrapper(self) -> bool:
         return bool(self.doc.get("wrapper"))
 

@@ -61,7 +61,7 @@ def build(finding: Finding, run_facts: dict[str, Any]) -> Checklist:
     checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.doc.get("checks", []))]
     fixes = []
     for i, item in enumerate(sig.doc.get("fixes", [])):
-        fix = _fix(sig, i, item, scope)
+        fix = _fix(sig, i, item, scope, shared)
         if fix is not None:
             fixes.append(fix)
     return Checklist(checks, fixes, shared)
@@ -100,7 +100,8 @@ def _check(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) ->
                        item.get("command"), status, detail)
 
 
-def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> FixResult | None:
+def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
+         shared: list[ComputedValue]) -> FixResult | None:
     applies = _decide(sig, f"fixes[{index}].when", scope) if "when" in item else True
     if applies is False:
         return None
@@ -113,7 +114,7 @@ def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> F
     tradeoff = fill(item["tradeoff"], local) or _strip_placeholders(item["tradeoff"])
     return FixResult(item["id"], fill(item["title"], local) or item["title"], change, tradeoff,
                      fill(item.get("verify"), local) or item.get("verify"), applies,
-                     [v for v in values if v.name in _placeholders(item["change"])] if computed else [],
+                     [v for v in shared + values if v.name in _placeholders(item["change"])] if computed else [],
                      computed)
 
 

@@ -26,6 +26,7 @@ from .read import Chunk, read_chunks
 MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
+MAX_LINES_KEPT = 32  # line numbers kept per finding (the count goes on)
 MAX_FUZZY_LINES = 2000  # gated lines per run that the fuzzy fallback may score
 FUZZY_TEXT = 400  # characters of a gated line that the fuzzy fallback scores
 FUZZY_CONFIDENCE = 0.7  # a fuzzy hit's confidence is its score x this
@@ -51,6 +52,7 @@ class Finding:
     frames: list[str] = field(default_factory=list)
     occurrences: int = 1
     last_line: int = 0
+    lines: list[int] = field(default_factory=list)  # first MAX_LINES_KEPT lines it occurred on
     notes: list[str] = field(default_factory=list)
     context_facts: dict[str, Any] = field(default_factory=dict)
 
@@ -119,7 +121,10 @@ class Scanner:
                 targets.append(_Target())
             return targets[index_of[key]]
 
+        self.frame_entries = [s for s in self.signatures if s.frame_scoped]
         for i, sig in enumerate(self.signatures):
+            if sig.frame_scoped:
+                continue
             for pattern in sig.patterns:
                 for literal in pattern.anchors:
                     target_for(literal.encode("utf-8"), pattern.ignore_case).signatures.add(i)
@@ -183,6 +188,7 @@ class _RunState:
         self.on_finding = on_finding
         self.phase: str | None = None
         self.frames: list[tuple[int, str]] = []
+        self.frame_phase: str | None = None  # phase the current traceback's frames imply
         self.by_id: dict[str, Finding] = {}
         self.gated: list[tuple[int, str, str | None, dict[str, Any]]] = []
         self.last_line = 0
@@ -210,11 +216,16 @@ class _RunState:
         targets = [self.scanner._targets[i] for i in candidate.anchors]
         if any(t.traceback for t in targets) and "Traceback (most recent call last)" in text:
             self.frames = []
+            self.frame_phase = None
         if any(t.frame for t in targets) and _FRAME_LINE.match(text):
             if self.frames and line_no - self.frames[-1][0] > FRAME_GAP:
                 self.frames = []
+                self.frame_phase = None
             self.frames.append((line_no, text.strip()))
             del self.frames[:-MAX_FRAMES]
+            for entry in self.scanner.frame_entries:
+                if entry.enters_phase and _confirm(entry, text) is not None:
+                    self.frame_phase = entry.enters_phase
             return
         indices = set().union(*(t.signatures for t in targets))
         problem_hit = False
@@ -265,6 +276,8 @@ class _RunState:
         if existing is not None:
             existing.occurrences += 1
             existing.last_line = line_no
+            if len(existing.lines) < MAX_LINES_KEPT:
+                existing.lines.append(line_no)
             return True
         notes = []
         version = self.run.facts.get("engine_version")
@@ -274,8 +287,9 @@ class _RunState:
             notes.append(f"the log's {self.run.facts['engine']} {version} is outside this signature's version range")
         finding = Finding(
             signature=sig, line=line_no, text=text, facts=values, match=how,
-            confidence=round(confidence, 3), phase=sig.phase or self.phase or None,
-            frames=[f for _, f in frames], last_line=line_no, notes=notes,
+            confidence=round(confidence, 3),
+            phase=sig.phase or (self.frame_phase if frames else None) or self.phase or "unknown",
+            frames=[f for _, f in frames], last_line=line_no, lines=[line_no], notes=notes,
             context_facts=dict(context),
         )
         self.by_id[sig.id] = finding

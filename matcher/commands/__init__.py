@@ -1,0 +1,1 @@
+"""One module per ``logkb`` subcommand; each exposes ``command``."""

@@ -1,0 +1,104 @@
+from pathlib import Path
+
+import pytest
+
+from matcher.catalog import CatalogError, load_catalog
+
+GOOD = """\
+schema_version: 1
+id: test.sample.thing
+title: A sample problem for tests
+kind: problem
+severity: error
+status: experimental
+engines: [{name: vllm}]
+match:
+  patterns:
+    - regex: 'Sample failure with (?P<free_gib>[\\d.]+) GiB'
+summary: s
+cause: c
+checks: []
+fixes:
+  - id: one
+    title: t
+    change: "x {free_gib}"
+    tradeoff: t
+verify: v
+references: [{url: "https://example.org"}]
+"""
+
+
+def write(root: Path, text: str, name: str = "sample.yaml") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "catalog.yaml").write_text("catalog_version: 2026.11.0\nschema_version: 1\nchangelog: []\n")
+    path = root / "test" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_builtin_catalog_loads(catalog):
+    assert catalog.version
+    assert "vllm.startup.free-memory-below-utilization" in catalog.signatures
+    assert all(p.anchors for s in catalog.signatures.values() for p in s.patterns)
+
+
+def test_overlay_adds_a_signature(tmp_path):
+    write(tmp_path / "overlay", GOOD)
+    catalog = load_catalog([tmp_path / "overlay"])
+    assert "test.sample.thing" in catalog.signatures
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("severity: error", "severity: fatal"), r"sample.yaml: severity: 'fatal' is not one of"),
+        (("title: A sample problem for tests\n", ""), r"sample.yaml: \(top level\): 'title' is a required property"),
+        (("change: \"x {free_gib}\"", "chnage: x"), r"sample.yaml: fixes\[0\]"),
+        (("'Sample failure with (?P<free_gib>", "'(?<=a)Sample failure with (?P<free_gib>"),
+         r"sample.yaml: match.patterns\[0\].regex: regex uses a look-ahead/look-behind"),
+        (("'Sample failure with (?P<free_gib>[\\d.]+) GiB'", "'(a+)+Sample failure'"),
+         r"match.patterns\[0\].regex: regex nests an unbounded repeat"),
+        (("'Sample failure with (?P<free_gib>[\\d.]+) GiB'", "'\\d+ x'"),
+         r"match.patterns\[0\].regex: regex has no required literal"),
+        (("checks: []", "checks: [{id: c, title: t, look: l, fails_when: 'nonexistent_fact > 1'}]"),
+         r"checks\[0\].fails_when: unknown fact 'nonexistent_fact'"),
+        (("checks: []", "checks: [{id: c, title: t, look: l, fails_when: 'x.__class__'}]"),
+         r"checks\[0\].fails_when: Attribute is not allowed"),
+    ],
+)
+def test_broken_signature_names_file_and_key(tmp_path, change, message):
+    old, new = change
+    assert old in GOOD
+    write(tmp_path / "overlay", GOOD.replace(old, new))
+    with pytest.raises(CatalogError, match=message):
+        load_catalog([tmp_path / "overlay"])
+
+
+def test_duplicate_id_is_an_error_unless_overridden(tmp_path):
+    overlay = tmp_path / "overlay"
+    write(overlay, GOOD.replace("test.sample.thing", "vllm.startup.free-memory-below-utilization"))
+    with pytest.raises(CatalogError, match="is already defined"):
+        load_catalog([overlay])
+    (overlay / "catalog.yaml").write_text(
+        "catalog_version: 2026.11.0\nschema_version: 1\nchangelog: []\n"
+        "overrides: [vllm.startup.free-memory-below-utilization]\n"
+    )
+    replaced = load_catalog([overlay]).signatures["vllm.startup.free-memory-below-utilization"]
+    assert replaced.title == "A sample problem for tests"
+
+
+def test_yaml_aliases_and_oversize_files_are_refused(tmp_path):
+    bomb = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"
+    write(tmp_path / "o1", bomb)
+    with pytest.raises(CatalogError, match="aliases are not allowed"):
+        load_catalog([tmp_path / "o1"])
+    write(tmp_path / "o2", GOOD + "#" * 300_000 + "\n")
+    with pytest.raises(CatalogError, match="over the 262144-byte limit"):
+        load_catalog([tmp_path / "o2"])
+
+
+def test_python_tags_are_not_constructed(tmp_path):
+    write(tmp_path / "o", "!!python/object/apply:os.system ['true']\n")
+    with pytest.raises(CatalogError, match="invalid YAML"):
+        load_catalog([tmp_path / "o"])

@@ -1,0 +1,126 @@
+"""Matcher behaviour on small inline logs: normalization, phases, root cause, facts, fuzzy."""
+
+from matcher.diagnose import diagnose
+from matcher.normalize import normalize
+
+FREE = (
+    "(EngineCore_DP0 pid=1) ERROR 09-28 15:47:24 [core.py:718] ValueError: Free memory on device (6.93/8.0 GiB) "
+    "on startup is less than desired GPU memory utilization (0.9, 7.2 GiB). Decrease GPU memory utilization "
+    "or reduce GPU memory used by other processes."
+)
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+    "23.56 GiB of which 11.75 MiB is free. Including non-PyTorch memory, this process has 23.54 GiB memory in use. "
+    "Of the allocated memory 22.10 GiB is allocated by PyTorch, and 1.01 GiB is reserved by PyTorch but unallocated."
+)
+
+
+def diag(scanner, lines):
+    return diagnose(scanner.run_lines(lines))
+
+
+def test_normalize_strips_wrappers():
+    assert normalize("vllm-1  | (EngineCore_DP0 pid=1) ERROR 05-10 12:00:00 [core.py:7] boom") == "boom"
+    assert normalize("\x1b[1;36m(APIServer pid=1)\x1b[0;0m INFO 11-02 10:00:00 [x.py:1] hi") == "hi"
+    assert normalize("2024-05-01T10:00:00.1Z stderr F INFO 05-01 10:00:00 worker.py:255] # GPU blocks: 1") == "# GPU blocks: 1"
+    assert normalize('{"level":"ERROR","fields":{"message":"Shard 0 failed"}}') == "Shard 0 failed"
+    assert normalize('{"log":"INFO 05-01 10:00:00 a.py:1] inner\\n","stream":"stderr"}') == "inner"
+
+
+def test_free_memory_facts_and_computed_fix(scanner):
+    d = diag(scanner, ["INFO vLLM API server version 0.11.0", FREE])
+    root = d.root_cause
+    assert root.id == "vllm.startup.free-memory-below-utilization"
+    assert root.phase == "device-check"
+    assert root.line == 2
+    assert root.facts == {"free_gib": 6.93, "total_gib": 8.0, "gpu_memory_utilization": 0.9, "requested_gib": 7.2}
+    assert d.run.facts["engine_version"] == "0.11.0"
+
+
+def test_oom_after_capture_marker_is_graph_capture_and_explains_generic(scanner):
+    lines = [
+        "INFO 05-01 10:00:00 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds",
+        "INFO 05-01 10:00:09 [kv_cache_utils.py:1] GPU KV cache size: 45,072 tokens",
+        "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  40%|####      | 27/67",
+        OOM,
+    ]
+    d = diag(scanner, lines)
+    assert d.root_cause.id == "vllm.cudagraph.oom-during-capture"
+    assert d.root_cause.phase == "cudagraph-capture"
+    assert d.roles["torch.cuda.oom"] == "symptom"
+    assert d.explained_by["torch.cuda.oom"] == "vllm.cudagraph.oom-during-capture"
+
+
+def test_oom_after_capture_finished_is_not_graph_capture(scanner):
+    lines = [
+        "Capturing CUDA graphs (decode, FULL): 100%|##########| 35/35",
+        "INFO 05-01 10:00:20 [gpu_model_runner.py:1] Graph capturing finished in 12 secs, took 0.84 GiB",
+        "INFO 05-01 10:00:25 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000",
+        OOM,
+    ]
+    d = diag(scanner, lines)
+    assert d.root_cause.id == "torch.cuda.oom"
+    assert d.root_cause.phase == "serving"
+    assert "vllm.cudagraph.oom-during-capture" not in d.roles
+
+
+def test_capture_decided_by_traceback_frames(scanner):
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/x/vllm/worker/model_runner.py", line 1450, in capture_model',
+        "    graph_runner.capture(**capture_inputs)",
+        '  File "/x/torch/cuda/graphs.py", line 84, in capture_end',
+        "    super().capture_end()",
+        "RuntimeError: CUDA error: out of memory",
+    ]
+    d = diag(scanner, lines)
+    assert d.root_cause.id == "vllm.cudagraph.oom-during-capture"
+    assert d.root_cause.line == 6
+
+
+def test_wrapper_never_wins(scanner):
+    d = diag(scanner, [FREE, "(EngineCore_DP0 pid=1) ERROR 09-28 [core.py:1] EngineCore failed to start."])
+    assert d.root_cause.id == "vllm.startup.free-memory-below-utilization"
+    assert d.roles["vllm.engine.core-failed"] == "wrapper"
+
+
+def test_prompt_that_talks_about_oom_is_silent(scanner):
+    echo = ("INFO 05-01 10:00:00 [logger.py:39] Received request chatcmpl-1: prompt: 'why do I get "
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "8.00 GiB of which 1.00 GiB is free.', params: SamplingParams(n=1)")
+    run = scanner.run_lines([echo])
+    assert run.findings == []
+    assert run.prompt_lines_skipped == 1
+
+
+def test_unknown_wording_is_caught_by_fuzzy_with_lower_confidence(scanner):
+    variant = "ValueError: Not enough memory available for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+    d = diag(scanner, [variant])
+    root = d.root_cause
+    assert root.id == "vllm.kv-cache.no-available-memory"
+    assert root.match == "fuzzy"
+    assert 0.5 < root.confidence < 1.0
+
+
+def test_repeated_errors_fold_into_one_finding(scanner):
+    run = scanner.run_lines([FREE] * 1000)
+    assert len(run.findings) == 1
+    assert run.findings[0].occurrences == 1000
+    assert run.findings[0].line == 1 and run.findings[0].last_line == 1000
+
+
+def test_healthy_startup_reaches_serving(scanner):
+    lines = [
+        "INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.2",
+        "INFO 05-01 10:00:01 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds",
+        "INFO 05-01 10:00:09 [gpu_worker.py:1] Available KV cache memory: 5.34 GiB",
+        "INFO 05-01 10:00:09 [kv_cache_utils.py:1] GPU KV cache size: 43,712 tokens",
+        "INFO 05-01 10:00:09 [kv_cache_utils.py:1] Maximum concurrency for 4,096 tokens per request: 10.67x",
+        "INFO 05-01 10:00:25 [api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000",
+    ]
+    d = diag(scanner, lines)
+    assert d.root_cause is None
+    assert d.outcome == "ready"
+    facts = d.run.facts
+    assert facts["kv_cache_tokens"] == 43712 and facts["max_concurrency"] == 10.67
+    assert facts["available_kv_gib"] == 5.34 and facts["weights_gib"] == 14.99
