@@ -44,9 +44,9 @@ def load(catalogs: tuple[str, ...]) -> Catalog:
 
 
 def _register() -> None:
-    from .commands import scan, test
+    from .commands import compare, facts, scan, test
 
-    for module in (scan, test):
+    for module in (scan, test, facts, compare):
         main.add_command(module.command)
 
 

@@ -1,0 +1,37 @@
+"""``logkb facts``: the run record of a log (engine, settings, memory budget, outcome)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..cli import catalog_option, load
+from ..diagnose import diagnose
+from ..read import InputError, open_input
+from ..record import RunRecord, record
+from ..report.record_text import render_record
+from ..scan import Scanner
+
+
+def read_record(scanner: Scanner, path: str) -> RunRecord:
+    try:
+        with open_input(path) as stream:
+            run = scanner.run(stream, "<stdin>" if path == "-" else path)
+    except InputError as exc:
+        raise click.ClickException(str(exc)) from None
+    return record(diagnose(run))
+
+
+@click.command("facts")
+@click.argument("path", type=click.Path(allow_dash=True))
+@click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@catalog_option
+def command(path: str, fmt: str, catalogs: tuple[str, ...]) -> None:
+    """Print the run record of one log: what ran, with which settings, how memory was split,
+    which phase it reached and how it ended."""
+    rec = read_record(Scanner(load(catalogs)), path)
+    if fmt == "json":
+        click.echo(json.dumps(rec.as_dict(), indent=2))
+    else:
+        click.echo(render_record(rec), nl=False)

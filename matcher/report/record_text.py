@@ -1,0 +1,89 @@
+"""Terminal rendering of run records: the record, the memory picture, and a comparison."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..checklist import display
+from ..record import BUDGET_PARTS, Comparison, RunRecord
+
+BAR = 50
+FULL, EMPTY = "█", "·"
+
+
+def render_record(rec: RunRecord) -> str:
+    lines = [rec.path]
+    engine = " ".join(str(x) for x in (rec.engine, rec.version) if x) or "unknown"
+    lines.append(f"  engine      {engine}")
+    if "model" in rec.settings:
+        lines.append(f"  model       {rec.settings['model']}")
+    outcome = rec.outcome
+    if rec.root_cause:
+        outcome += f" in phase {rec.failed_phase or 'unknown'}: {rec.root_cause}"
+    lines.append(f"  outcome     {outcome}")
+    lines.append(f"  reached     {rec.phase_reached or 'unknown'}")
+    settings = {k: v for k, v in rec.settings.items() if k != "model"}
+    if settings:
+        lines.append("  settings")
+        lines.extend(f"    {k:26} {display(v)}" for k, v in settings.items())
+    if rec.kv_cache:
+        lines.append("  KV cache")
+        lines.extend(f"    {k:26} {display(v)}" for k, v in rec.kv_cache.items())
+    lines.extend(render_budget(rec))
+    return "\n".join(lines) + "\n"
+
+
+def render_budget(rec: RunRecord) -> list[str]:
+    """Proportional bars of the memory budget; the scale is the GPU's total memory."""
+    budget = rec.budget
+    if budget.total_gib is None and not budget.parts:
+        return []
+    scale = budget.total_gib or max([budget.budget_gib or 0, *budget.parts.values(), 1.0])
+    lines = [f"  memory (GiB, bar = {display(round(scale, 2))} GiB{' total' if budget.total_gib else ''})"]
+
+    def row(label: str, value: float | None) -> None:
+        if value is None:
+            return
+        cells = max(0, min(BAR, round(BAR * max(value, 0) / scale))) if scale else 0
+        lines.append(f"    {label:22} {FULL * cells}{EMPTY * (BAR - cells)} {display(value):>7}")
+
+    row("GPU total", budget.total_gib)
+    if budget.budget_gib is not None:
+        row(f"budget (x{display(budget.utilization)})", budget.budget_gib)
+    for label, fact in BUDGET_PARTS:
+        if fact in budget.parts:
+            row(f"  {label}", budget.parts[fact])
+    if budget.outside_gib is not None:
+        row("outside the budget", budget.outside_gib)
+        lines.append("      (other processes, the CUDA context and allocations outside PyTorch live here)")
+    return lines
+
+
+def render_comparison(cmp: Comparison) -> str:
+    a, b = cmp.a, cmp.b
+    lines = [f"A: {a.path}", f"B: {b.path}", ""]
+    lines.append(f"  {'':28} {'A':>24} {'B':>24}")
+    lines.append(f"  {'outcome':28} {_cell(a.outcome):>24} {_cell(b.outcome):>24}")
+    lines.append(f"  {'phase reached':28} {_cell(a.phase_reached):>24} {_cell(b.phase_reached):>24}")
+    lines.append(f"  {'root cause':28} {_cell(a.root_cause):>24} {_cell(b.root_cause):>24}")
+    if cmp.changed:
+        lines.append("")
+        lines.append("  settings that changed")
+        lines.extend(f"    {k:26} {_cell(x):>24} {_cell(y):>24}" for k, (x, y) in cmp.changed.items())
+    if cmp.memory_deltas:
+        lines.append("")
+        lines.append("  memory and KV cache")
+        lines.extend(f"    {k:26} {_cell(x):>24} {_cell(y):>24}" for k, (x, y) in cmp.memory_deltas.items())
+    knobs = cmp.knobs_changed
+    lines.append("")
+    if len(knobs) > 1:
+        lines.append(f"  warning: {len(knobs)} knobs changed between the runs ({', '.join(knobs)}); "
+                     "change one at a time to know which one mattered")
+    elif not knobs:
+        lines.append("  no setting the logs show changed between the runs")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: Any) -> str:
+    text = "-" if value is None else display(value)
+    return text if len(text) <= 24 else text[:21] + "..."
