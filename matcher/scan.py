@@ -26,6 +26,9 @@ from .read import Chunk, read_chunks
 MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
+MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
+REGEX_TIMEOUT = 0.25  # seconds one regex may spend on one line
+CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per run
 MAX_LINES_KEPT = 32  # line numbers kept per finding (the count goes on)
 MAX_FUZZY_LINES = 2000  # gated lines per run that the fuzzy fallback may score
 FUZZY_TEXT = 400  # characters of a gated line that the fuzzy fallback scores
@@ -192,6 +195,7 @@ class _RunState:
         self.by_id: dict[str, Finding] = {}
         self.gated: list[tuple[int, str, str | None, dict[str, Any]]] = []
         self.last_line = 0
+        self._confirmed: dict[tuple[str, frozenset[int]], list[tuple[int, dict[str, Any]]]] = {}
 
     def feed(self, chunk: Chunk) -> None:
         data = chunk.data
@@ -227,13 +231,10 @@ class _RunState:
                 if entry.enters_phase and _confirm(entry, text) is not None:
                     self.frame_phase = entry.enters_phase
             return
-        indices = set().union(*(t.signatures for t in targets))
+        indices = frozenset().union(*(t.signatures for t in targets))
         problem_hit = False
-        for index in sorted(indices):
+        for index, hit in self._confirmations(text, indices):
             sig = self.scanner.signatures[index]
-            hit = _confirm(sig, text)
-            if hit is None:
-                continue
             if sig.kind == "fact":
                 self._fact(sig, hit, line_no)
             else:
@@ -244,6 +245,21 @@ class _RunState:
                 self.gated.append((line_no, text, self.phase, dict(self.run.facts)))
             else:
                 self.run.fuzzy_lines_dropped += 1
+
+    def _confirmations(self, text: str, indices: frozenset[int]) -> list[tuple[int, dict[str, Any]]]:
+        """Signatures whose full regex matches the line, memoised: servers repeat messages."""
+        key = (text, indices)
+        hits = self._confirmed.get(key)
+        if hits is None:
+            hits = []
+            for index in sorted(indices):
+                values = _confirm(self.scanner.signatures[index], text)
+                if values is not None:
+                    hits.append((index, values))
+            if len(self._confirmed) >= CONFIRM_CACHE:
+                self._confirmed.clear()
+            self._confirmed[key] = hits
+        return hits
 
     def _fact(self, sig: Signature, values: dict[str, Any], line_no: int) -> None:
         run = self.run
@@ -259,7 +275,10 @@ class _RunState:
             run.fact_lines[name] = line_no
         if sig.enters_phase and sig.enters_phase != self.phase:
             self.phase = sig.enters_phase
-            run.phases.append((sig.enters_phase, line_no))
+            if len(run.phases) < MAX_PHASES:
+                run.phases.append((sig.enters_phase, line_no))
+            else:
+                run.phases[-1] = (sig.enters_phase, line_no)
 
     def _problem(
         self, sig: Signature, values: dict[str, Any], text: str, line_no: int, how: str,
@@ -306,7 +325,7 @@ class _RunState:
     def _context_holds(self, sig: Signature, values: dict[str, Any], frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phase in sig.context_phases:
             return True
-        if sig.frames and any(p.search(text) for p in sig.frames for _, text in frames):
+        if sig.frames and any(_search(p, text) for p in sig.frames for _, text in frames):
             return True
         if sig.context_requires is not None:
             from .expr import Unknown
@@ -344,16 +363,26 @@ class _RunState:
             self.phase = saved_phase
 
 
+def _search(pattern: regex.Pattern, text: str) -> regex.Match | None:
+    try:
+        return pattern.search(text, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        return None
+
+
 def _confirm(sig: Signature, text: str) -> dict[str, Any] | None:
     """The facts of a confirmed hit, or None. A problem takes its first matching pattern;
-    a fact entry merges every pattern that matches (one line can state several settings)."""
+    a fact entry merges every pattern that matches (one line can state several settings).
+
+    Every search runs under a time budget: catalog linting rules out catastrophic patterns,
+    and the budget is the defence in depth for overlays nobody reviewed."""
     values: dict[str, Any] | None = None
     for pattern in sig.patterns:
-        match = pattern.compiled.search(text)
+        match = _search(pattern.compiled, text)
         if match is None:
             continue
         if values is None:
-            if any(ex.search(text) for ex in sig.exclude):
+            if any(_search(ex, text) for ex in sig.exclude):
                 return None
             values = {}
         values.update(factlib.from_match(match.groupdict()))
