@@ -11,19 +11,19 @@ file and the key path.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 import regex
-import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from . import expr
 from .regexlint import RegexLintError, lint
+from .upgrade import upgrade
 
 SCHEMA_VERSION = 1
 MAX_FILE_BYTES = 256 * 1024
@@ -43,10 +43,17 @@ def data_dir(name: str) -> Path:
 @dataclass(frozen=True)
 class Pattern:
     source: str
-    compiled: regex.Pattern
     anchors: tuple[str, ...]
     ignore_case: bool
     versions: SpecifierSet | None
+    phase: str | None = None
+    severity: str | None = None
+    engine: str | None = None  # whose versions ``versions`` counts in (default: the signature's first engine)
+
+    @cached_property
+    def compiled(self) -> regex.Pattern:
+        """Compiled on first use: a scan confirms only the patterns whose anchors it meets."""
+        return regex.compile(self.source, regex.IGNORECASE if self.ignore_case else 0)
 
 
 @dataclass
@@ -154,9 +161,17 @@ class Catalog:
 DERIVED_FACTS = frozenset({"engine", "engine_version", "phase_reached"})
 
 
-def load_catalog(overlays: Iterable[str | Path] = (), builtin: bool = True) -> Catalog:
-    """Load the built-in catalog and any overlay directories, in that order."""
+def load_catalog(overlays: Iterable[str | Path] = (), builtin: bool = True, check_references: bool = True) -> Catalog:
+    """Load the built-in catalog and any overlay directories, in that order. ``check_references``
+    False leaves :func:`cross_reference_errors` to the caller (``logkb validate`` lists them all)."""
     roots = ([data_dir("kb")] if builtin else []) + [Path(p) for p in overlays]
+    key = _cache_key(roots) if check_references else None
+    if key is not None:
+        from . import cache
+
+        cached = cache.load_catalog_entry(key)
+        if cached is not None:
+            return cached
     signatures: dict[str, Signature] = {}
     manifest: dict[str, Any] = {}
     validator = _validator("signature.schema.json")
@@ -184,8 +199,26 @@ def load_catalog(overlays: Iterable[str | Path] = (), builtin: bool = True) -> C
         manifest=manifest,
         roots=roots,
     )
-    _check_cross_references(catalog)
+    if check_references:
+        for _, message in cross_reference_errors(catalog):
+            raise CatalogError(message)
+    if key is not None:
+        from . import cache
+
+        cache.store_catalog_entry(key, catalog)
     return catalog
+
+
+def _cache_key(roots: list[Path]) -> str | None:
+    """The on-disk cache key of these roots (see cache.py), or None when there is no cache."""
+    from . import cache
+
+    if not roots or cache.directory() is None:
+        return None
+    try:
+        return cache.catalog_key(roots, data_dir("schema"))
+    except OSError:
+        return None  # an unreadable file: the uncached load reports it
 
 
 def read_yaml(path: Path) -> Any:
@@ -196,36 +229,54 @@ def read_yaml(path: Path) -> Any:
         raise CatalogError(f"{path}: cannot read: {exc.strerror}") from None
     if size > MAX_FILE_BYTES:
         raise CatalogError(f"{path}: file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for a catalog file")
+    import yaml
+
     text = path.read_text(encoding="utf-8", errors="strict")
     try:
-        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+        doc = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader (or CSafeLoader) subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise CatalogError(f"{path}: {where}invalid YAML: {problem}") from None
+    if _shares_nodes(doc):
+        raise CatalogError(f"{path}: invalid YAML: aliases are not allowed in catalog files")
+    return doc
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """SafeLoader that rejects anchors/aliases (catalog files never need them, and alias
-    expansion is the classic YAML bomb) and keeps dates as the strings the schema expects."""
+@lru_cache(maxsize=1)
+def _loader() -> type:
+    """Safe loading (libyaml's parser when present: catalogs load several times faster) with
+    dates kept as the strings the schema expects. Built on first use: a scan that finds the
+    compiled catalog in the cache never imports yaml."""
+    import yaml
 
-    yaml_implicit_resolvers = {
-        key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    resolvers = {
+        key: [(tag, rx) for tag, rx in entries if tag != "tag:yaml.org,2002:timestamp"]
+        for key, entries in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
+    return type("CatalogLoader", (base,), {"yaml_implicit_resolvers": resolvers})
 
-    def compose_node(self, parent, index):  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.constructor.ConstructorError(
-                None, None, "YAML aliases are not allowed in catalog files", event.start_mark
-            )
-        return super().compose_node(parent, index)
+
+def _shares_nodes(doc: Any) -> bool:
+    """True when one mapping or list appears twice: that is what an alias builds. Catalog
+    files never need aliases, and alias expansion is the classic YAML bomb; the walk stops at
+    the first shared node, so it stays linear even on a bomb."""
+    seen: set[int] = set()
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                return True
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return False
 
 
 def load_signature(path: Path, validator: Any | None = None) -> Signature:
-    doc = read_yaml(path)
+    doc = upgrade(read_yaml(path), SCHEMA_VERSION)
     validator = validator or _validator("signature.schema.json")
     _validate(doc, validator, path)
     return _compile(doc, path)
@@ -278,17 +329,25 @@ def _spec(value: str | None, path: Path, key: str) -> SpecifierSet | None:
         raise CatalogError(f"{path}: {key}: {value!r} is not a PEP 440 version specifier") from None
 
 
-def _compile_regex(source: str, path: Path, key: str, ignore_case: bool = False, anchored: bool = True) -> tuple[regex.Pattern, tuple[str, ...]]:
+def _pattern_anchors(source: str, path: Path, key: str, ignore_case: bool) -> tuple[str, ...]:
+    """Lint a match pattern and return its anchors. The pattern itself is compiled lazily
+    (Pattern.compiled): the linter's parse already proved the syntax, and a scan compiles only
+    the patterns whose anchors it meets."""
     try:
-        anchors = lint(source, ignore_case).literals if anchored else ()
-        if not anchored:
-            lint_shape_only(source)
-        compiled = regex.compile(source, regex.IGNORECASE if ignore_case else 0)
+        return lint(source, ignore_case).literals
+    except RegexLintError as exc:
+        raise CatalogError(f"{path}: {key}: regex {exc}") from None
+
+
+def _compile_regex(source: str, path: Path, key: str) -> regex.Pattern:
+    """Lint (shape only: exclusions and frame patterns need no anchor) and compile."""
+    try:
+        lint_shape_only(source)
+        return regex.compile(source)
     except RegexLintError as exc:
         raise CatalogError(f"{path}: {key}: regex {exc}") from None
     except regex.error as exc:
         raise CatalogError(f"{path}: {key}: regex does not compile: {exc}") from None
-    return compiled, anchors
 
 
 def lint_shape_only(source: str) -> None:
@@ -296,23 +355,36 @@ def lint_shape_only(source: str) -> None:
     try:
         lint(source)
     except RegexLintError as exc:
-        if "required literal" not in str(exc):
+        if "required literal" not in str(exc) and "alternative anchors" not in str(exc):
             raise
 
 
-def _compile(doc: dict[str, Any], path: Path) -> Signature:
+def compile_validated(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]]) -> Signature:
+    """A signature from a document that already passed validation (the cache), with each
+    pattern's anchors as the linter found them: no schema, no lint, regexes compiled lazily."""
+    return _compile(doc, path, anchors)
+
+
+def _compile(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]] | None = None) -> Signature:
     match = doc["match"]
     patterns = []
     for i, item in enumerate(match["patterns"]):
-        key = f"match.patterns[{i}].regex"
-        compiled, anchors = _compile_regex(item["regex"], path, key, item.get("ignore_case", False))
+        ignore_case = item.get("ignore_case", False)
+        if anchors is None:
+            pattern_anchors = _pattern_anchors(item["regex"], path, f"match.patterns[{i}].regex", ignore_case)
+        else:
+            pattern_anchors = anchors[i]
         patterns.append(
-            Pattern(item["regex"], compiled, anchors, item.get("ignore_case", False),
-                    _spec(item.get("versions"), path, f"match.patterns[{i}].versions"))
+            Pattern(item["regex"], pattern_anchors, ignore_case, _spec(item.get("versions"), path, f"match.patterns[{i}].versions"),
+                    item.get("phase"), item.get("severity"), item.get("engine"))
         )
-    exclude = [_compile_regex(s, path, f"match.exclude[{i}]", anchored=False)[0] for i, s in enumerate(match.get("exclude", []))]
     context = match.get("context", {})
-    frames = [_compile_regex(s, path, f"match.context.frames[{i}]", anchored=False)[0] for i, s in enumerate(context.get("frames", []))]
+    if anchors is None:
+        exclude = [_compile_regex(s, path, f"match.exclude[{i}]") for i, s in enumerate(match.get("exclude", []))]
+        frames = [_compile_regex(s, path, f"match.context.frames[{i}]") for i, s in enumerate(context.get("frames", []))]
+    else:
+        exclude = [regex.compile(s) for s in match.get("exclude", [])]
+        frames = [regex.compile(s) for s in context.get("frames", [])]
     engines = {e["name"]: _spec(e.get("versions"), path, f"engines[{i}].versions") for i, e in enumerate(doc["engines"])}
     expressions: dict[str, expr.Expression] = {}
 
@@ -342,18 +414,19 @@ def _compile(doc: dict[str, Any], path: Path) -> Signature:
     )
 
 
-def _check_cross_references(catalog: Catalog) -> None:
+def cross_reference_errors(catalog: Catalog) -> Iterator[tuple[Signature, str]]:
+    """Each signature's dangling ``explains`` and each expression naming an unknown fact."""
     known = catalog.known_facts
     for sig in catalog.signatures.values():
         for target in sig.explains:
             if target not in catalog.signatures:
-                raise CatalogError(f"{sig.path}: explains: {target!r} is not a signature id in the catalog")
+                yield sig, f"{sig.path}: explains: {target!r} is not a signature id in the catalog"
         local = set(sig.doc.get("values", {}))
         for key, parsed in sig.expressions.items():
             allowed = known | local | _fix_locals(sig, key)
             unknown = sorted(parsed.names - allowed)
             if unknown:
-                raise CatalogError(
+                yield sig, (
                     f"{sig.path}: {key}: unknown fact {unknown[0]!r} (no catalog pattern captures it; "
                     "named groups of patterns and entries' values define facts)"
                 )
@@ -365,7 +438,3 @@ def _fix_locals(sig: Signature, key: str) -> set[str]:
         return set()
     index = int(key[len("fixes[") : key.index("]")])
     return set(sig.doc["fixes"][index].get("values", {}))
-
-
-def signature_summary(sig: Signature) -> Mapping[str, Any]:
-    return {"id": sig.id, "title": sig.title, "kind": sig.kind, "severity": sig.severity, "status": sig.status}

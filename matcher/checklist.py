@@ -107,15 +107,33 @@ def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
         return None
     values = _compute(sig, f"fixes[{index}].values", item.get("values", {}), scope)
     local = {**scope, **{v.name: v.value for v in values}}
-    change = fill(item["change"], local)
-    computed = change is not None and bool(_placeholders(item["change"]))
-    if change is None:
-        change = item.get("change_fallback") or _strip_placeholders(item["change"])
+    template, change = _first_fillable(change_templates(item), local)
+    used = _placeholders(template)
     tradeoff = fill(item["tradeoff"], local) or _strip_placeholders(item["tradeoff"])
     return FixResult(item["id"], fill(item["title"], local) or item["title"], change, tradeoff,
                      fill(item.get("verify"), local) or item.get("verify"), applies,
-                     [v for v in shared + values if v.name in _placeholders(item["change"])] if computed else [],
-                     computed)
+                     [v for v in shared + values if v.name in used], bool(used))
+
+
+def change_templates(fix: dict[str, Any]) -> list[str]:
+    """A fix's change as written, then its fallbacks for logs that lack the numbers."""
+    fallback = fix.get("change_fallback") or []
+    return [fix["change"], *([fallback] if isinstance(fallback, str) else fallback)]
+
+
+def generic_change(fix: dict[str, Any]) -> str:
+    """The change for a reader without a log: the first template that needs no numbers."""
+    return _first_fillable(change_templates(fix), {})[1]
+
+
+def _first_fillable(templates: list[str], scope: dict[str, Any]) -> tuple[str, str]:
+    """The first template whose placeholders the log can fill, and its text; when none can,
+    the last one with its placeholders shown as <value>."""
+    for template in templates:
+        text = fill(template, scope)
+        if text is not None:
+            return template, text
+    return "", _strip_placeholders(templates[-1])
 
 
 def fill(template: str | None, scope: dict[str, Any]) -> str | None:

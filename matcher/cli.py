@@ -7,17 +7,33 @@ at or above --fail-on, 1 findings, 2 usage, input or catalog error. Findings go 
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-from . import __version__
-from .catalog import Catalog, CatalogError, load_catalog
+from .catalog import CatalogError
+from .commands.common import EXIT_ERROR
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+# Subcommand name -> module under matcher.commands; imported only when that command runs,
+# so `logkb scan` does not pay for the imports of every other command.
+COMMANDS = {
+    "scan": "scan", "watch": "watch", "facts": "facts", "compare": "compare", "explain": "explain",
+    "test": "test", "validate": "validate", "new": "new", "docs": "docs", "export": "export",
+    "version": "version",
+}
 
 
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        return importlib.import_module(f".commands.{COMMANDS[name]}", __package__).command
+
     def main(self, *args, **kwargs):  # type: ignore[override]
         try:
             return super().main(*args, **kwargs)
@@ -26,28 +42,19 @@ class _Group(click.Group):
             sys.exit(EXIT_ERROR)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """--version: logkb, the catalog and the scanning engine, as a bug report needs them."""
+    if not value or ctx.resilient_parsing:
+        return
+    from .commands.version import describe
+
+    click.echo("\n".join(describe(())))
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="logkb")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the logkb, catalog and engine versions and exit.")
 def main() -> None:
     """Diagnose GPU-memory failures in LLM-serving logs (vLLM, TGI, SGLang, llama.cpp,
     Ollama, PyTorch) and print an ordered checklist of checks and fixes."""
-
-
-catalog_option = click.option(
-    "--catalog", "catalogs", multiple=True, type=click.Path(file_okay=False, exists=True),
-    envvar="LOGKB_CATALOG", help="Extra signature directory (repeatable; env LOGKB_CATALOG).",
-)
-
-
-def load(catalogs: tuple[str, ...]) -> Catalog:
-    return load_catalog(catalogs)
-
-
-def _register() -> None:
-    from .commands import compare, facts, scan, test
-
-    for module in (scan, test, facts, compare):
-        main.add_command(module.command)
-
-
-_register()

@@ -46,6 +46,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "int": int,
 }
 
+# Functions over the presence of facts rather than their values: has(a, b) is true when the
+# log gave every one of them; coalesce(a, b) is the first one the log gave.
+_PRESENCE = ("has", "coalesce")
+
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -108,14 +112,18 @@ def parse(source: str) -> Expression:
 
 def _check_node(node: ast.AST, names: set[str]) -> None:
     if isinstance(node, ast.Name):
-        if node.id not in FUNCTIONS:
+        if node.id not in FUNCTIONS and node.id not in _PRESENCE:
             names.add(node.id)
+        return
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _PRESENCE:
+        if node.keywords or not node.args or not all(isinstance(a, ast.Name) for a in node.args):
+            raise ExpressionError(f"{node.func.id}() takes fact names only")
         return
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
             raise ExpressionError(
                 f"call of {ast.unparse(node.func)!r} is not allowed "
-                f"(allowed: {', '.join(sorted(FUNCTIONS))})"
+                f"(allowed: {', '.join(sorted([*FUNCTIONS, *_PRESENCE]))})"
             )
         if node.keywords:
             raise ExpressionError("keyword arguments are not allowed")
@@ -172,6 +180,13 @@ def _eval(node: ast.expr, facts: Mapping[str, Any]) -> Any:
         return _eval(node.body if _eval(node.test, facts) else node.orelse, facts)
     if isinstance(node, ast.Call):
         assert isinstance(node.func, ast.Name)
+        if node.func.id == "has":
+            return all(a.id in facts for a in node.args)  # type: ignore[attr-defined]
+        if node.func.id == "coalesce":
+            for arg in node.args:
+                if arg.id in facts:  # type: ignore[attr-defined]
+                    return facts[arg.id]  # type: ignore[attr-defined]
+            raise Unknown(node.args[-1].id)  # type: ignore[attr-defined]
         args = [_eval(a, facts) for a in node.args]
         return FUNCTIONS[node.func.id](*args)
     raise ExpressionError(f"{type(node).__name__} is not allowed")  # unreachable after parse()

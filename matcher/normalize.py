@@ -16,7 +16,7 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@
 # Prefixes that wrap a message, stripped repeatedly from the start of the line.
 _PREFIXES = re.compile(
     r"""^(?:
-      [\w.-]{1,64}-\d{1,3}\ +\|\ ?                                           # docker compose: "vllm-1  | "
+      [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
     | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\ [\w-]{1,16}){0,3}\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | \(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)\ ?                    # vLLM "(EngineCore_DP0 pid=1)", "(VllmWorker rank=3 pid=9)"
@@ -29,7 +29,8 @@ _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
 # Lines that echo a user's request (prompt text): never matched, never shown in full.
 _REQUEST_ECHO = re.compile(
-    r"Received request \S+: prompt: |\bprompt(?:_token_ids)?: ['\"\[]|\"prompt\"\s*:|\"messages\"\s*:\s*\["
+    r"Received request \S+: prompt: |\bprompt(?:_token_ids)?: ['\"\[]|\"(?:prompt|inputs)\"\s*:|\"messages\"\s*:\s*\["
+    r"|\bprompt=\""
 )
 
 
@@ -56,7 +57,7 @@ def is_request_echo(line: str) -> bool:
 def _json_message(text: str, depth: int) -> str | None:
     try:
         record = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
         return None
     if not isinstance(record, dict):
         return None

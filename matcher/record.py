@@ -95,6 +95,8 @@ def record(diagnosis: Diagnosis) -> RunRecord:
     kv = dict(facts)
     if "kv_cache_gib" not in kv and "available_kv_gib" in kv:
         kv["kv_cache_gib"] = kv["available_kv_gib"]
+    if "activation_peak_gib" not in kv and {"peak_torch_gib", "weights_gib"} <= kv.keys():
+        kv["activation_peak_gib"] = round(kv["peak_torch_gib"] - kv["weights_gib"], 2)  # V0 one-line summary
     parts = {fact: float(kv[fact]) for _, fact in BUDGET_PARTS if isinstance(kv.get(fact), (int, float))}
     budget = Budget(total, _first(facts, "gpu_memory_utilization", "mem_fraction_static"), parts)
     return RunRecord(

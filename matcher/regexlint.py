@@ -6,7 +6,7 @@ regex parser and walk the tree:
 
 * no look-around, back-references, conditionals, atomic groups or possessive repeats
   (RE2 has none of them);
-* no nested unbounded repeats (``(a+)+``, ``(\\w*x?)*``): the shape behind catastrophic
+* no repeat count above 1000 (RE2's limit), no nested unbounded repeats (``(a+)+``, ``(\\w*x?)*``): the shape behind catastrophic
   backtracking;
 * a *required literal*: a string of at least ``MIN_ANCHOR`` characters that every match
   contains (or a small set of them, one per alternative). The prefilter searches for these
@@ -25,6 +25,7 @@ except ImportError:  # Python 3.10
     import sre_parse as _parser  # type: ignore[no-redef]
 
 MIN_ANCHOR = 4
+MAX_REPEAT_COUNT = 1000  # RE2 refuses larger {n,m}
 MAX_ANCHORS = 8
 
 _FORBIDDEN = {
@@ -81,7 +82,9 @@ def _check_features(tree, inside_unbounded: bool) -> None:
             raise RegexLintError(f"uses a {_FORBIDDEN[op]}, which RE2 does not support")
         if op in _REPEATS:
             low, high, sub = av
-            unbounded = high == _MAXREPEAT or high > 1000
+            if low > MAX_REPEAT_COUNT or (high != _MAXREPEAT and high > MAX_REPEAT_COUNT):
+                raise RegexLintError(f"has a repeat count above {MAX_REPEAT_COUNT}, RE2's limit")
+            unbounded = high == _MAXREPEAT
             if unbounded and inside_unbounded:
                 raise RegexLintError(
                     "nests an unbounded repeat inside another (catastrophic backtracking risk)"

@@ -16,12 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import regex
+from packaging.version import InvalidVersion, Version
 
 from . import facts as factlib
-from .catalog import Catalog, Signature
+from .catalog import Catalog, Pattern, Signature, data_dir
 from .normalize import is_request_echo, normalize
-from .prefilter import Anchor, make_prefilter
-from .read import Chunk, read_chunks
+from .prefilter import Anchor, Candidate, make_prefilter, prefiltered
+from .read import Chunk, ReadError, read_blocks
+
+_ENGINE_AGNOSTIC = {"any", "pytorch", "cuda", "linux", "nccl"}
+_EMBEDDED = {"ollama": {"llamacpp"}}  # engines whose output another one relays
 
 MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
@@ -32,6 +36,7 @@ CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per
 MAX_LINES_KEPT = 32  # line numbers kept per finding (the count goes on)
 MAX_FUZZY_LINES = 2000  # gated lines per run that the fuzzy fallback may score
 FUZZY_TEXT = 400  # characters of a gated line that the fuzzy fallback scores
+FUZZY_MIN_LENGTH = 0.6  # a gated line must be at least this fraction of the template's length
 FUZZY_CONFIDENCE = 0.7  # a fuzzy hit's confidence is its score x this
 OFF_RANGE_CONFIDENCE = 0.6  # multiplier when the log's engine version is outside the range
 
@@ -56,6 +61,8 @@ class Finding:
     occurrences: int = 1
     last_line: int = 0
     lines: list[int] = field(default_factory=list)  # first MAX_LINES_KEPT lines it occurred on
+    phase_source: str = "unknown"  # fixed | frames | marker | followers | unknown
+    wording_severity: str | None = None  # the matched pattern's own severity, if it has one
     notes: list[str] = field(default_factory=list)
     context_facts: dict[str, Any] = field(default_factory=dict)
 
@@ -65,7 +72,7 @@ class Finding:
 
     @property
     def severity(self) -> str:
-        return self.signature.severity
+        return self.wording_severity or self.signature.severity
 
     def all_facts(self, run_facts: dict[str, Any]) -> dict[str, Any]:
         """Facts for this finding's expressions: the run's, then those in force here, then its own."""
@@ -125,6 +132,12 @@ class Scanner:
             return targets[index_of[key]]
 
         self.frame_entries = [s for s in self.signatures if s.frame_scoped]
+        builtin = data_dir("kb").resolve()
+        self.timeouts = [None if builtin in s.path.resolve().parents else REGEX_TIMEOUT for s in self.signatures]
+        self.timeout_of = {s.id: t for s, t in zip(self.signatures, self.timeouts)}
+        self._frame_phases: dict[str, str | None] = {}
+        # On one line, facts and phase markers apply before the problems they give context to.
+        self.fact_first = lambda i: (self.signatures[i].kind != "fact", i)
         for i, sig in enumerate(self.signatures):
             if sig.frame_scoped:
                 continue
@@ -143,13 +156,28 @@ class Scanner:
             for sig in self.signatures if sig.kind == "problem" for item in sig.fuzzy
         ]
 
+    def frame_phase(self, frame: str) -> str | None:
+        """The phase a traceback frame line implies (innermost matching entry wins), memoised:
+        the same frames recur in every traceback of a crash loop."""
+        if frame not in self._frame_phases:
+            if len(self._frame_phases) >= CONFIRM_CACHE:
+                self._frame_phases.clear()
+            self._frame_phases[frame] = next(
+                (e.enters_phase for e in reversed(self.frame_entries)
+                 if e.enters_phase and _confirm(e, frame, self.timeout_of[e.id]) is not None), None)
+        return self._frame_phases[frame]
+
     # -- public ---------------------------------------------------------------------------
 
     def run(self, stream: BinaryIO, name: str, on_finding: Callable[[Finding], None] | None = None) -> Run:
         """Scan one input to the end."""
         state = _RunState(self, Run(name), on_finding)
-        for chunk in read_chunks(stream, name):
-            state.feed(chunk)
+        line = 1
+        try:
+            for block, candidates in prefiltered(self.prefilter, read_blocks(stream, name)):
+                line += state.scan_block(block, line, candidates)
+        except ReadError as exc:
+            raise exc.at_line(line) from None
         return state.finish()
 
     def run_lines(self, lines: Iterable[str | bytes], name: str = "<lines>") -> Run:
@@ -195,26 +223,32 @@ class _RunState:
         self.by_id: dict[str, Finding] = {}
         self.gated: list[tuple[int, str, str | None, dict[str, Any]]] = []
         self.last_line = 0
-        self._confirmed: dict[tuple[str, frozenset[int]], list[tuple[int, dict[str, Any]]]] = {}
+        self._confirmed: dict[tuple[str, frozenset[int]], list[tuple[int, Hit]]] = {}
+        self._messages: dict[bytes, str | None] = {}
 
     def feed(self, chunk: Chunk) -> None:
-        data = chunk.data
-        line = chunk.first_line
+        self.scan_block(chunk.data, chunk.first_line, self.scanner.prefilter.candidates(chunk.data))
+
+    def scan_block(self, data: bytes, first_line: int, candidates: list[Candidate]) -> int:
+        """Handle a block's candidate lines; the block's newlines are counted once, on the way."""
+        line = first_line
         position = 0
-        for candidate in self.scanner.prefilter.candidates(data):
+        for candidate in candidates:
             line += data.count(b"\n", position, candidate.start)
             position = candidate.start
             self._line(data, candidate, line)
-        self.last_line = chunk.first_line + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
+        newlines = line - first_line + data.count(b"\n", position)
+        self.last_line = first_line + newlines - (1 if data.endswith(b"\n") else 0)
         self.run.lines = max(self.run.lines, self.last_line)
+        return newlines
 
-    def _line(self, data: bytes, candidate: Any, line_no: int) -> None:
+    def _line(self, data: bytes, candidate: Candidate, line_no: int) -> None:
         start, end = candidate.start, candidate.end
         if end - start > MATCH_WINDOW:
             start = max(start, candidate.first_pos - MATCH_WINDOW // 2)
             end = min(end, start + MATCH_WINDOW)
-        text = normalize(data[start:end].decode("utf-8", "replace"))
-        if is_request_echo(text):
+        text = self._message(data[start:end])
+        if text is None:
             self.run.prompt_lines_skipped += 1
             return
         targets = [self.scanner._targets[i] for i in candidate.anchors]
@@ -227,18 +261,18 @@ class _RunState:
                 self.frame_phase = None
             self.frames.append((line_no, text.strip()))
             del self.frames[:-MAX_FRAMES]
-            for entry in self.scanner.frame_entries:
-                if entry.enters_phase and _confirm(entry, text) is not None:
-                    self.frame_phase = entry.enters_phase
+            phase = self.scanner.frame_phase(text)
+            if phase is not None:
+                self.frame_phase = phase
             return
         indices = frozenset().union(*(t.signatures for t in targets))
         problem_hit = False
         for index, hit in self._confirmations(text, indices):
             sig = self.scanner.signatures[index]
             if sig.kind == "fact":
-                self._fact(sig, hit, line_no)
+                self._fact(sig, hit.values, line_no)
             else:
-                self._problem(sig, hit, text, line_no, "regex", 1.0, self.run.facts)
+                self._problem(sig, hit.values, text, line_no, "regex", 1.0, self.run.facts, hit.pattern)
                 problem_hit = True
         if not problem_hit and any(t.gate for t in targets) and _GATE.search(text):
             if len(self.gated) < MAX_FUZZY_LINES:
@@ -246,16 +280,29 @@ class _RunState:
             else:
                 self.run.fuzzy_lines_dropped += 1
 
-    def _confirmations(self, text: str, indices: frozenset[int]) -> list[tuple[int, dict[str, Any]]]:
+    def _message(self, raw: bytes) -> str | None:
+        """The normalized message of a raw line, None for a request echo; memoised, since
+        a failing server repeats the same line thousands of times."""
+        if raw in self._messages:
+            return self._messages[raw]
+        text: str | None = normalize(raw.decode("utf-8", "replace"))
+        if is_request_echo(text):  # type: ignore[arg-type]
+            text = None
+        if len(self._messages) >= CONFIRM_CACHE:
+            self._messages.clear()
+        self._messages[raw] = text
+        return text
+
+    def _confirmations(self, text: str, indices: frozenset[int]) -> list[tuple[int, Hit]]:
         """Signatures whose full regex matches the line, memoised: servers repeat messages."""
         key = (text, indices)
         hits = self._confirmed.get(key)
         if hits is None:
             hits = []
-            for index in sorted(indices):
-                values = _confirm(self.scanner.signatures[index], text)
-                if values is not None:
-                    hits.append((index, values))
+            for index in sorted(indices, key=self.scanner.fact_first):
+                hit = _confirm(self.scanner.signatures[index], text, self.scanner.timeouts[index])
+                if hit is not None:
+                    hits.append((index, hit))
             if len(self._confirmed) >= CONFIRM_CACHE:
                 self._confirmed.clear()
             self._confirmed[key] = hits
@@ -273,6 +320,8 @@ class _RunState:
                 name = f"{engine}_version"
             run.facts[name] = value
             run.fact_lines[name] = line_no
+        if sig.enters_phase:
+            self._settle_unknown_phase(sig.enters_phase, line_no)
         if sig.enters_phase and sig.enters_phase != self.phase:
             self.phase = sig.enters_phase
             if len(run.phases) < MAX_PHASES:
@@ -280,19 +329,33 @@ class _RunState:
             else:
                 run.phases[-1] = (sig.enters_phase, line_no)
 
+    def _settle_unknown_phase(self, phase: str, line_no: int) -> None:
+        """Engines often name the step on the line after the error (llama.cpp prints the
+        allocation failure, then which buffer it was for, then the caller): a finding whose
+        phase nothing decided takes the phase of the markers that immediately follow it."""
+        for finding in self.run.findings:
+            if finding.last_line >= line_no - 1 and finding.phase_source in ("unknown", "followers"):
+                finding.phase = phase  # the last marker of the burst names the outermost step
+                finding.phase_source = "followers"
+
     def _problem(
         self, sig: Signature, values: dict[str, Any], text: str, line_no: int, how: str,
-        confidence: float, context: dict[str, Any],
+        confidence: float, context: dict[str, Any], pattern: Pattern | None = None,
     ) -> bool:
         """Record a confirmed hit unless its context fails; True when it counted."""
         frames = self._recent_frames(line_no)
-        if sig.has_context and not self._context_holds(sig, values, frames):
+        if sig.has_context and not (self._engine_fits(sig) and self._context_holds(sig, values, frames)):
             return False
         engine = next(iter(sig.engines))
         if engine not in ("any", "linux", "cuda"):
             self.run.engine_counts[engine] = self.run.engine_counts.get(engine, 0) + 1
         existing = self.by_id.get(sig.id)
         if existing is not None:
+            if line_no <= existing.last_line + 1 and existing.phase_source in ("marker", "followers") \
+                    and self.phase and self.phase != existing.phase:
+                # The same failure goes on over the next line, which names a later step
+                # (llama.cpp: cudaMalloc failed, then "failed to allocate compute pp buffers").
+                existing.phase, existing.phase_source = self.phase, "followers"
             existing.occurrences += 1
             existing.last_line = line_no
             if len(existing.lines) < MAX_LINES_KEPT:
@@ -300,14 +363,20 @@ class _RunState:
             return True
         notes = []
         version = self.run.facts.get("engine_version")
-        in_range = sig.version_in_range(self.run.facts.get("engine", ""), str(version)) if version else None
+        engine_name = self.run.facts.get("engine", "")
+        wording_engine = (pattern.engine if pattern else None) or engine
+        in_range = sig.version_in_range(engine_name, str(version)) if version and wording_engine == engine_name else None
+        if in_range is not False and version and pattern is not None and pattern.versions is not None \
+                and wording_engine == engine_name:
+            in_range = _version_in(str(version), pattern.versions)
         if in_range is False:
             confidence *= OFF_RANGE_CONFIDENCE
-            notes.append(f"the log's {self.run.facts['engine']} {version} is outside this signature's version range")
+            notes.append(f"the log's {engine_name} {version} is outside the versions known to print this wording")
+        phase, source = self._phase_of(sig, pattern, frames)
         finding = Finding(
             signature=sig, line=line_no, text=text, facts=values, match=how,
             confidence=round(confidence, 3),
-            phase=sig.phase or (self.frame_phase if frames else None) or self.phase or "unknown",
+            phase=phase, phase_source=source, wording_severity=pattern.severity if pattern else None,
             frames=[f for _, f in frames], last_line=line_no, lines=[line_no], notes=notes,
             context_facts=dict(context),
         )
@@ -317,6 +386,26 @@ class _RunState:
             self.on_finding(finding)
         return True
 
+    def _phase_of(self, sig: Signature, pattern: Pattern | None, frames: list[tuple[int, str]]) -> tuple[str, str]:
+        """The phase of a new finding and where it came from: the wording or the signature,
+        the traceback's frames, the last phase marker, or nothing yet."""
+        fixed = (pattern.phase if pattern else None) or sig.phase
+        if fixed:
+            return fixed, "fixed"
+        if frames and self.frame_phase:
+            return self.frame_phase, "frames"
+        if self.phase:
+            return self.phase, "marker"
+        return "unknown", "unknown"
+
+    def _engine_fits(self, sig: Signature) -> bool:
+        """A signature that needs context belongs to its engines: an engine-specific capture
+        or loading rule must not fire on another engine's log (TGI also captures CUDA graphs)."""
+        run_engine = self.run.engine
+        engines = set(sig.engines)
+        return run_engine is None or bool(engines & {run_engine, *_ENGINE_AGNOSTIC}) or \
+            bool(engines & _EMBEDDED.get(run_engine, set()))
+
     def _recent_frames(self, line_no: int) -> list[tuple[int, str]]:
         if self.frames and line_no - self.frames[-1][0] <= FRAME_GAP:
             return self.frames
@@ -325,7 +414,8 @@ class _RunState:
     def _context_holds(self, sig: Signature, values: dict[str, Any], frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phase in sig.context_phases:
             return True
-        if sig.frames and any(_search(p, text) for p in sig.frames for _, text in frames):
+        timeout = self.scanner.timeout_of[sig.id]
+        if sig.frames and any(_search(p, text, timeout) for p in sig.frames for _, text in frames):
             return True
         if sig.context_requires is not None:
             from .expr import Unknown
@@ -355,37 +445,56 @@ class _RunState:
             if best is None:
                 continue
             _, score, index = best
-            sig, _, threshold = self.scanner._fuzzy[index]
-            if score < threshold or sig.id in self.by_id:
+            sig, template, threshold = self.scanner._fuzzy[index]
+            if score < threshold or sig.id in self.by_id or len(text) < FUZZY_MIN_LENGTH * len(template):
+                continue  # partial_ratio scores a short line 100 against any template containing it
+            if any(_search(ex, text, REGEX_TIMEOUT) for ex in sig.exclude):
                 continue
             saved_phase, self.phase = self.phase, phase
             self._problem(sig, {}, text, line_no, "fuzzy", score / 100 * FUZZY_CONFIDENCE, context)
             self.phase = saved_phase
 
 
-def _search(pattern: regex.Pattern, text: str) -> regex.Match | None:
+def _search(pattern: regex.Pattern, text: str, timeout: float | None) -> regex.Match | None:
+    if timeout is None:
+        return pattern.search(text)
     try:
-        return pattern.search(text, timeout=REGEX_TIMEOUT)
+        return pattern.search(text, timeout=timeout)
     except TimeoutError:
         return None
 
 
-def _confirm(sig: Signature, text: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Hit:
+    values: dict[str, Any]
+    pattern: Pattern  # the first pattern that matched
+
+
+def _version_in(version: str, spec: Any) -> bool | None:
+    try:
+        return Version(version) in spec
+    except InvalidVersion:
+        return None
+
+
+def _confirm(sig: Signature, text: str, timeout: float | None = REGEX_TIMEOUT) -> Hit | None:
     """The facts of a confirmed hit, or None. A problem takes its first matching pattern;
     a fact entry merges every pattern that matches (one line can state several settings).
 
-    Every search runs under a time budget: catalog linting rules out catastrophic patterns,
-    and the budget is the defence in depth for overlays nobody reviewed."""
+    Catalog linting rules out catastrophic patterns; overlay signatures, which nobody here
+    reviewed, also search under a time budget (``timeout``) as defence in depth. The budget
+    costs several times the search itself, so the built-in catalog runs without it."""
     values: dict[str, Any] | None = None
+    first: Pattern | None = None
     for pattern in sig.patterns:
-        match = _search(pattern.compiled, text)
+        match = _search(pattern.compiled, text, timeout)
         if match is None:
             continue
-        if values is None:
-            if any(_search(ex, text) for ex in sig.exclude):
+        if first is None:
+            if any(_search(ex, text, timeout) for ex in sig.exclude):
                 return None
-            values = {}
-        values.update(factlib.from_match(match.groupdict()))
+            first, values = pattern, {}
+        values.update(factlib.from_match(match.groupdict()))  # type: ignore[union-attr]
         if sig.kind == "problem":
             break
-    return values
+    return None if first is None else Hit(values or {}, first)

@@ -42,3 +42,15 @@ def test_hostile_arithmetic_is_unknown(source):
 
 def test_names_are_collected_without_functions():
     assert expr.parse("min(a, b) + floor(c)").names == {"a", "b", "c"}
+
+
+def test_presence_functions():
+    facts = {"b": 2}
+    assert expr.parse("has(b)").evaluate(facts) is True
+    assert expr.parse("has(a, b)").evaluate(facts) is False
+    assert expr.parse("coalesce(a, b) * 10").evaluate(facts) == 20
+    assert expr.parse("coalesce(a, b)").names == {"a", "b"}
+    with pytest.raises(expr.Unknown):
+        expr.parse("coalesce(a, c)").evaluate(facts)
+    with pytest.raises(expr.ExpressionError):
+        expr.parse("has(1)")

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ..cli import catalog_option, load
+from .common import catalog_option, load
 from ..record import compare
 from ..report.record_text import render_comparison
 from ..scan import Scanner

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ..cli import catalog_option, load
+from .common import catalog_option, load
 from ..diagnose import diagnose
 from ..read import InputError, open_input
 from ..record import RunRecord, record

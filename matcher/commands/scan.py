@@ -2,77 +2,107 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from fnmatch import fnmatch
+from pathlib import PurePath
 
 import click
 
-from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, load
-from ..read import InputError, is_directory, open_input
-from ..report import SEVERITIES, FileReport, build_report, worst_severity
-from ..scan import Run, Scanner
+from ..api import scan_path
+from ..read import is_directory
+from ..report import SEVERITIES, FileReport, worst_severity
+from ..scan import Scanner
+from ..selection import select, selection_options
+from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, load
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
+DEFAULT_INCLUDE = ("*.log", "*.txt", "*.gz")
 
 
-def expand(paths: tuple[str, ...]) -> Iterator[str]:
-    """Files to scan: '-' (stdin) when none is given; directories are walked."""
+def expand(paths: tuple[str, ...], include: Iterable[str] = DEFAULT_INCLUDE,
+           exclude: Iterable[str] = ()) -> Iterator[str]:
+    """Files to scan: '-' (stdin) when none is given; a file named is always scanned.
+
+    Directories are walked recursively, in name order. A file found there is scanned when its
+    name or its path below the directory matches an include glob and no exclude glob; a
+    subdirectory matching an exclude glob is not entered.
+    """
+    include, exclude = tuple(include), tuple(exclude)
     for path in paths or ("-",):
-        if is_directory(path):
-            for root, _, files in sorted(os.walk(path)):
-                for name in sorted(files):
-                    if name.endswith((".log", ".txt", ".gz")):
-                        yield os.path.join(root, name)
-        else:
+        if not is_directory(path):
             yield path
+            continue
+        for root, dirs, files in os.walk(path):
+            below = PurePath(os.path.relpath(root, path))
+            dirs[:] = sorted(d for d in dirs if not matches(below / d, exclude))
+            for name in sorted(files):
+                if matches(below / name, include) and not matches(below / name, exclude):
+                    yield os.path.join(root, name)
 
 
-def scan_path(scanner: Scanner, path: str, redact: bool = True) -> FileReport:
-    """Scan one path; an unreadable or corrupt input still yields a report, with the error."""
-    name = "<stdin>" if path == "-" else path
-    stream = None
-    try:
-        stream = open_input(path)
-        return build_report(scanner.run(stream, name), redact)
-    except InputError as exc:
-        return build_report(Run(name), redact, error=str(exc))
-    finally:
-        if stream is not None and path != "-":
-            stream.close()
+def matches(relative: PurePath, globs: tuple[str, ...]) -> bool:
+    return any(fnmatch(relative.name, glob) or fnmatch(relative.as_posix(), glob) for glob in globs)
 
 
 @click.command("scan")
 @click.argument("paths", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Report format; 'auto' is 'github' inside GitHub Actions and 'text' elsewhere.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error", show_default=True,
               help="Lowest severity that makes the exit status 1.")
+@click.option("--exit-zero", is_flag=True,
+              help="Exit 0 even when findings reach --fail-on (input and catalog errors still exit 2).")
+@click.option("--include", "includes", multiple=True, metavar="GLOB",
+              help="In directories, scan only files matching GLOB (repeatable; default: *.log *.txt *.gz).")
+@click.option("--exclude", "excludes", multiple=True, metavar="GLOB",
+              help="In directories, skip files and folders matching GLOB (repeatable).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--color/--no-color", default=None, help="Colour the text report (default: on a terminal, unless NO_COLOR).")
 @click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every check's explanation and each fix's verification.")
 @catalog_option
-def command(paths: tuple[str, ...], fmt: str, fail_on: str, output: str | None, color: bool | None,
-            no_redact: bool, verbose: bool, catalogs: tuple[str, ...]) -> None:
+@selection_options
+def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, includes: tuple[str, ...],
+            excludes: tuple[str, ...], output: str | None, color: bool | None, no_redact: bool, verbose: bool,
+            catalogs: tuple[str, ...], statuses: tuple[str, ...], only: tuple[str, ...],
+            ignore: tuple[str, ...]) -> None:
     """Diagnose log files (PATH may be '-', a directory or a .gz file; default: stdin)."""
     catalog = load(catalogs)
-    scanner = Scanner(catalog)
-    reports = [scan_path(scanner, path, redact=not no_redact) for path in expand(paths)]
-    if fmt == "json":
-        from ..report.json_report import render as render_json
-
-        text = render_json(reports, catalog.version)
-    else:
-        from ..report.text import render as render_text
-
-        text = render_text(reports, color=use_color(color, output), verbose=verbose)
-    emit(text, output)
+    scanner = Scanner(select(catalog, statuses, only, ignore))
+    files = expand(paths, includes or DEFAULT_INCLUDE, excludes)
+    reports = [scan_path(scanner, path, redact=not no_redact) for path in files]
+    colored = use_color(color, output)
+    emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored)
     for report in reports:
         if report.error:
             click.echo(f"logkb: {report.error}", err=True)
     if any(r.error for r in reports):
         sys.exit(EXIT_ERROR)
-    sys.exit(exit_code(reports, fail_on))
+    sys.exit(EXIT_CLEAN if exit_zero else exit_code(reports, fail_on))
+
+
+def resolve_format(fmt: str) -> str:
+    if fmt != "auto":
+        return fmt
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def render(fmt: str, reports: list[FileReport], catalog_version: str, color: bool, verbose: bool) -> str:
+    """The report in one format; each format is a pure function of the reports (its module is
+    imported only when asked for)."""
+    module = importlib.import_module(f"..report.{_MODULES[fmt]}", __package__)
+    if fmt == "text":
+        return module.render(reports, color=color, verbose=verbose)
+    if fmt in ("github", "gitlab"):
+        return module.render(reports)
+    return module.render(reports, catalog_version)
+
+
+_MODULES = {"text": "text", "json": "json_report", "markdown": "markdown", "sarif": "sarif", "junit": "junit",
+            "github": "github", "gitlab": "gitlab"}
 
 
 def use_color(flag: bool | None, output: str | None) -> bool:
@@ -83,12 +113,13 @@ def use_color(flag: bool | None, output: str | None) -> bool:
     return sys.stdout.isatty()
 
 
-def emit(text: str, output: str | None) -> None:
+def emit(content: str, output: str | None, colored: bool = False) -> None:
+    """Write the report; ``colored`` keeps click from stripping colour off a pipe (``| less -R``)."""
     if output:
         with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(content)
     else:
-        click.echo(text, nl=False)
+        click.echo(content, nl=False, color=colored or None)
 
 
 def exit_code(reports: list[FileReport], fail_on: str) -> int:

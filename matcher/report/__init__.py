@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
 from ..checklist import Checklist, build
 from ..diagnose import Diagnosis, diagnose
 from ..redact import clip, redact
@@ -32,8 +31,15 @@ class FileReport:
 
 def build_report(run: Run, redact_secrets: bool = True, error: str | None = None) -> FileReport:
     diagnosis = diagnose(run)
-    checklists = {f.id: build(f, run.facts) for f in run.findings}
+    run_facts = derived_facts(run)
+    checklists = {f.id: build(f, run_facts) for f in run.findings}
     return FileReport(run.name, diagnosis, checklists, redact_secrets, error)
+
+
+def derived_facts(run: Run) -> dict[str, Any]:
+    """The run's facts plus what logkb itself knows: the engine and the phase reached."""
+    extra = {"engine": run.engine, "phase_reached": run.phase_reached}
+    return {**{k: v for k, v in extra.items() if v is not None}, **run.facts}
 
 
 def worst_severity(reports: list[FileReport]) -> str | None:

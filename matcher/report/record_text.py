@@ -45,7 +45,7 @@ def render_budget(rec: RunRecord) -> list[str]:
         if value is None:
             return
         cells = max(0, min(BAR, round(BAR * max(value, 0) / scale))) if scale else 0
-        lines.append(f"    {label:22} {FULL * cells}{EMPTY * (BAR - cells)} {display(value):>7}")
+        lines.append(f"    {label:22} {FULL * cells}{EMPTY * (BAR - cells)} {display(round(value, 2)):>7}")
 
     row("GPU total", budget.total_gib)
     if budget.budget_gib is not None:

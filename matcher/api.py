@@ -1,0 +1,55 @@
+"""logkb as a library: diagnose a path, a binary file object or an iterator of lines.
+
+Each function returns the same per-file dictionary as one entry of the JSON report
+(``logkb scan --format json``), so a batch job and the CLI agree byte for byte.
+
+    from matcher.api import diagnose_path
+    report = diagnose_path("server.log")
+    report["root_cause"], report["phase"], report["findings"][0]["fixes"]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, BinaryIO
+
+from .catalog import load_catalog
+from .read import InputError, open_input
+from .report import FileReport, build_report, file_dict
+from .scan import Run, Scanner
+from .selection import select
+
+
+@lru_cache(maxsize=8)
+def scanner(catalogs: tuple[str, ...] = ()) -> Scanner:
+    """A scanner for the built-in catalog plus overlay directories, with the signatures
+    ``logkb scan`` uses by default (every status but deprecated); cached per process."""
+    return Scanner(select(load_catalog(catalogs)))
+
+
+def scan_path(engine: Scanner, path: str, redact: bool = True) -> FileReport:
+    """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the error."""
+    name = "<stdin>" if path == "-" else path
+    stream = None
+    try:
+        stream = open_input(path)
+        return build_report(engine.run(stream, name), redact)
+    except InputError as exc:
+        return build_report(Run(name), redact, error=str(exc))
+    finally:
+        if stream is not None and path != "-":
+            stream.close()
+
+
+def diagnose_path(path: str, catalogs: tuple[str, ...] = (), redact: bool = True) -> dict[str, Any]:
+    return file_dict(scan_path(scanner(catalogs), path, redact))
+
+
+def diagnose_stream(stream: BinaryIO, name: str, catalogs: tuple[str, ...] = (), redact: bool = True) -> dict[str, Any]:
+    return file_dict(build_report(scanner(catalogs).run(stream, name), redact))
+
+
+def diagnose_lines(lines: Iterable[str | bytes], name: str = "<lines>", catalogs: tuple[str, ...] = (),
+                   redact: bool = True) -> dict[str, Any]:
+    return file_dict(build_report(scanner(catalogs).run_lines(lines, name), redact))
