@@ -1,0 +1,125 @@
+"""SARIF 2.1.0, for code-scanning dashboards: one result per finding, one rule per signature.
+
+The rule id is the signature id, so a dashboard groups the same failure across runs and
+logs; the rule's help is the signature's own text (cause, checks, fixes in order, how to
+verify). A result points at the log file and the line of the message, and carries the
+fixes with the values computed from that log.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+from .. import __version__
+from ..catalog import Signature
+from ..checklist import generic_change
+from ..scan import Finding
+from . import FileReport
+from .annotation import details, fingerprint, headline
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def render(reports: list[FileReport], catalog_version: str) -> str:
+    signatures: dict[str, Signature] = {}
+    for report in reports:
+        for finding in report.diagnosis.findings:
+            signatures.setdefault(finding.id, finding.signature)
+    index = {sig_id: i for i, sig_id in enumerate(signatures)}
+    run = {
+        "tool": {"driver": {
+            "name": "logkb",
+            "version": __version__,
+            "rules": [_rule(sig) for sig in signatures.values()],
+            "properties": {"catalogVersion": catalog_version},
+        }},
+        "invocations": [_invocation(reports)],
+        "results": [_result(r, f, index[f.id]) for r in reports for f in r.diagnosis.findings],
+    }
+    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def artifact_uri(path: str) -> str:
+    """A URI reference for a path: relative paths stay relative (to the checkout)."""
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return pure.as_uri()
+    return quote(pure.as_posix())
+
+
+def _rule(sig: Signature) -> dict[str, Any]:
+    rule: dict[str, Any] = {
+        "id": sig.id,
+        "shortDescription": {"text": sig.title},
+        "fullDescription": {"text": sig.doc.get("summary") or sig.title},
+        "help": {"text": _help(sig)},
+        "defaultConfiguration": {"level": LEVELS[sig.severity]},
+        "properties": {"tags": list(sig.tags), "status": sig.status},
+    }
+    if sig.phase:
+        rule["properties"]["phase"] = sig.phase
+    references = sig.doc.get("references", [])
+    if references:
+        rule["helpUri"] = references[0]["url"]
+    return rule
+
+
+def _help(sig: Signature) -> str:
+    """The signature's guidance without any log's numbers: those go in each result."""
+    doc = sig.doc
+    parts = [doc.get("cause", "")]
+    checks = doc.get("checks", [])
+    if checks:
+        parts.append("Check:\n" + "\n".join(f"- {c['title']} {c['look']}" for c in checks))
+    fixes = doc.get("fixes", [])
+    if fixes:
+        parts.append("Fix, in this order:\n" + "\n".join(
+            f"{i}. {x['title']}{_generic_change(x)} (trade-off: {x['tradeoff']})" for i, x in enumerate(fixes, 1)
+        ))
+    if doc.get("verify"):
+        parts.append(f"Verify: {doc['verify']}")
+    return "\n\n".join(p for p in parts if p)
+
+
+def _generic_change(fix: dict[str, Any]) -> str:
+    """': change' in the words that need no numbers from a log."""
+    return f": {generic_change(fix)}"
+
+
+def _result(report: FileReport, finding: Finding, rule_index: int) -> dict[str, Any]:
+    return {
+        "ruleId": finding.id,
+        "ruleIndex": rule_index,
+        "level": LEVELS[finding.severity],
+        "message": {"text": headline(report, finding) + "\n" + details(report, finding)},
+        "locations": [_location(report.path, finding.line)],
+        "partialFingerprints": {"logkbFinding/v1": fingerprint(report.path, finding.id, finding.line)},
+        "properties": {
+            "role": report.diagnosis.roles.get(finding.id, "related"),
+            "phase": finding.phase or "unknown",
+            "occurrences": finding.occurrences,
+            "confidence": finding.confidence,
+        },
+    }
+
+
+def _location(path: str, line: int | None = None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(path)}}
+    if line:
+        physical["region"] = {"startLine": line}
+    return {"physicalLocation": physical}
+
+
+def _invocation(reports: list[FileReport]) -> dict[str, Any]:
+    failed = [r for r in reports if r.error]
+    return {
+        "executionSuccessful": not failed,
+        "toolExecutionNotifications": [
+            {"level": "error", "message": {"text": r.error}, "locations": [_location(r.path)]} for r in failed
+        ],
+    }
