@@ -1,0 +1,243 @@
+"""``logkb explain ID|"message"``: one signature as a page, or a search by message text.
+
+A page has fixed sections, the same in the terminal and in ``logkb docs``: what the message
+means, the phase, why it happens, the checks, the fixes in order with their trade-offs, how to
+verify, references, versions and engines, status, related signatures. Text that is not an id
+is scored with rapidfuzz against every entry's title, summary, fuzzy templates and the literal
+parts of its patterns; the best few are listed with their scores. A text longer than the
+query may contain it anywhere (partial ratio); a shorter one must match the query as a whole
+(plain ratio), so a short literal such as "CUDA out of memory" does not outrank a template
+that matches the whole message.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import click
+
+from ..catalog import Catalog, Signature
+from ..checklist import change_templates
+from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option, load
+
+SEARCH_LIMIT = 5
+SEARCH_CUTOFF = 60.0  # 0-100, see _similarity
+WIDTH = 92
+
+
+@dataclass
+class Item:
+    """One numbered entry of a section (a check, a fix, a reference): a title and its lines."""
+
+    title: str
+    lines: list[tuple[str, str]] = field(default_factory=list)  # (label, text); label "$" = command
+
+
+@dataclass
+class Section:
+    heading: str
+    text: str = ""
+    items: list[Item] = field(default_factory=list)
+    numbered: bool = False
+
+
+def page(sig: Signature, catalog: Catalog) -> list[Section]:
+    """The sections of a signature's page, in their fixed order."""
+    doc = sig.doc
+    return [
+        Section("What it means", doc.get("summary") or doc["title"]),
+        Section("Phase", _phase(sig)),
+        Section("Why it happens", doc.get("cause", "")),
+        Section("Checks", items=[_check(c) for c in doc.get("checks", [])], numbered=True),
+        Section("Fixes, in order", items=[_fix(f) for f in doc.get("fixes", [])], numbered=True),
+        Section("How to verify", doc.get("verify", "")),
+        Section("References", items=[Item(r.get("title", r["url"]), [("", r["url"])] if "title" in r else [])
+                                     for r in doc.get("references", [])]),
+        Section("Versions and engines", items=list(_versions(sig))),
+        Section("Status", _status(sig)),
+        Section("Related", items=list(_related(sig, catalog))),
+    ]
+
+
+def _phase(sig: Signature) -> str:
+    if sig.phase:
+        return f"{sig.phase} (always reported in this phase)"
+    if sig.enters_phase:
+        return f"the run is in {sig.enters_phase} after this line"
+    phases = sorted(sig.context_phases)
+    only = f"; counted only during {', '.join(phases)}" if phases else ""
+    return f"the phase in force where it appears (traceback frames, else the last phase marker){only}"
+
+
+def _check(check: dict) -> Item:
+    lines = [("", check["look"])]
+    if "command" in check:
+        lines.append(("$", check["command"]))
+    if "fails_when" in check:
+        lines.append(("fails when", check["fails_when"]))
+    return Item(check["title"], lines)
+
+
+def _fix(fix: dict) -> Item:
+    lines = [("change", fix["change"])]
+    lines.extend(("without the numbers", text) for text in change_templates(fix)[1:])
+    if "when" in fix:
+        lines.append(("only when", fix["when"]))
+    lines.append(("trade-off", fix["tradeoff"]))
+    if "verify" in fix:
+        lines.append(("verify", fix["verify"]))
+    return Item(fix["title"], lines)
+
+
+def _versions(sig: Signature) -> Iterator[Item]:
+    for engine in sig.doc["engines"]:
+        yield Item(engine["name"], [("versions", engine.get("versions", "any"))])
+    for i, pattern in enumerate(sig.doc["match"]["patterns"]):
+        if "versions" in pattern:
+            yield Item(f"pattern {i + 1}", [("versions", pattern["versions"])])
+
+
+def _status(sig: Signature) -> str:
+    doc = sig.doc
+    kind = f"problem, severity {sig.severity}" if sig.kind == "problem" else "fact entry"
+    parts = [f"{sig.status} ({kind})"]
+    if "date" in doc:
+        parts.append(f"added {doc['date']}")
+    if "modified" in doc:
+        parts.append(f"modified {doc['modified']}")
+    if sig.tags:
+        parts.append(f"tags: {', '.join(sig.tags)}")
+    return "; ".join(parts)
+
+
+def _related(sig: Signature, catalog: Catalog) -> Iterator[Item]:
+    def title(sig_id: str) -> str:
+        other = catalog.signatures.get(sig_id)
+        return other.title if other else "not in this catalog"
+
+    for link in sig.doc.get("related", []):
+        yield Item(link["id"], [(link["type"], title(link["id"]))])
+    for target in sig.explains:
+        yield Item(target, [("explains", title(target))])
+    for other in sorted(catalog.signatures.values(), key=lambda s: s.id):
+        if sig.id in other.explains:
+            yield Item(other.id, [("explained by", other.title)])
+
+
+def render_text(sig: Signature, catalog: Catalog) -> str:
+    out = [f"{sig.id} - {sig.title}", ""]
+    for section in page(sig, catalog):
+        out.append(section.heading.upper())
+        if section.text:
+            out += _wrap(section.text, "  ")
+        for n, item in enumerate(section.items, 1):
+            marker = f"{n}. " if section.numbered else "- "
+            out += _wrap(item.title, "  " + marker, "  " + " " * len(marker))
+            for label, text in item.lines:
+                prefix = "$ " if label == "$" else (f"{label}: " if label else "")
+                out += _wrap(prefix + text, "  " + " " * len(marker))
+        if not section.text and not section.items:
+            out.append("  (none)")
+        out.append("")
+    return "\n".join(out)
+
+
+def _wrap(text: str, first: str, rest: str | None = None) -> list[str]:
+    return textwrap.wrap(" ".join(text.split()), WIDTH, initial_indent=first,
+                         subsequent_indent=first if rest is None else rest, break_on_hyphens=False) or [first]
+
+
+def render_markdown(sig: Signature, catalog: Catalog) -> str:
+    out = [f"# `{sig.id}`", "", sig.title, ""]
+    for section in page(sig, catalog):
+        out += [f"## {section.heading}", ""]
+        if section.text:
+            out += [" ".join(section.text.split()), ""]
+        for n, item in enumerate(section.items, 1):
+            marker = f"{n}. " if section.numbered else "- "
+            pad = " " * len(marker)
+            rows = [_md_title(item.title, section, catalog)] + [_md_line(label, text) for label, text in item.lines]
+            out.append(marker + f"  \n{pad}".join(rows))  # two trailing spaces: a line break
+            out.append("")
+        if not section.text and not section.items:
+            out += ["(none)", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _md_title(title: str, section: Section, catalog: Catalog) -> str:
+    if section.heading == "Related" and title in catalog.signatures:
+        return f"[`{title}`]({title}.md)"
+    if section.heading == "Related":
+        return f"`{title}`"
+    return f"**{title}**"
+
+
+def _md_line(label: str, text: str) -> str:
+    text = " ".join(text.split())
+    if label == "$" or label in ("only when", "fails when", "versions"):
+        text = f"`{text}`" if "`" not in text else f"`` {text} ``"
+    elif text.startswith("https://"):
+        text = f"<{text}>"
+    return text if label in ("", "$") else f"*{label}:* {text}"
+
+
+def search(catalog: Catalog, text: str, limit: int = SEARCH_LIMIT) -> list[tuple[Signature, float, str]]:
+    """The entries whose texts are closest to ``text``: (signature, score, what matched)."""
+    from rapidfuzz import process, utils
+
+    choices: list[str] = []
+    owners: list[tuple[Signature, str]] = []
+    for sig in catalog.signatures.values():
+        for what, candidate in _searchable(sig):
+            choices.append(candidate)
+            owners.append((sig, what))
+    scored = process.extract(text, choices, scorer=_similarity, processor=utils.default_process,
+                             limit=None, score_cutoff=SEARCH_CUTOFF)
+    best: dict[str, tuple[Signature, float, str]] = {}
+    for _, score, index in scored:
+        sig, what = owners[index]
+        if sig.id not in best or score > best[sig.id][1]:
+            best[sig.id] = (sig, round(score, 1), what)
+    return sorted(best.values(), key=lambda hit: (-hit[1], hit[0].id))[:limit]
+
+
+def _similarity(query: str, choice: str, *, score_cutoff: float | None = None, **_: object) -> float:
+    from rapidfuzz import fuzz
+
+    scorer = fuzz.partial_ratio if len(choice) >= len(query) else fuzz.ratio
+    return scorer(query, choice, score_cutoff=score_cutoff)
+
+
+def _searchable(sig: Signature) -> Iterator[tuple[str, str]]:
+    yield "title", sig.title
+    if sig.doc.get("summary"):
+        yield "summary", sig.doc["summary"]
+    for item in sig.fuzzy:
+        yield "template", item["template"]
+    for pattern in sig.patterns:
+        for literal in pattern.anchors:
+            yield "pattern", literal
+
+
+@click.command("explain")
+@click.argument("query")
+@catalog_option
+def command(query: str, catalogs: tuple[str, ...]) -> None:
+    """Show signature ID as a page, or find signatures by the text of a log message."""
+    catalog = load(catalogs)
+    sig = catalog.signatures.get(query.strip())
+    if sig is not None:
+        click.echo(render_text(sig, catalog))
+        sys.exit(EXIT_CLEAN)
+    hits = search(catalog, query)
+    if not hits:
+        click.echo(f"logkb: no signature has the id {query!r} or a message like it", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"Signatures whose messages look like {query!r}:")
+    for hit_sig, score, what in hits:
+        click.echo(f"  {score:5.1f}  {hit_sig.id:52} {hit_sig.title}  ({what})")
+    click.echo(f"\nShow one with: logkb explain {hits[0][0].id}")
+    sys.exit(EXIT_CLEAN)

@@ -1,0 +1,274 @@
+"""``logkb new --from-log FILE[:LINE]``: scaffold a signature from a real log line.
+
+The line is normalized the way the scanner sees it, then turned into an RE2-compatible regex:
+a number followed by a size unit becomes a named group whose name carries the unit
+(``allocate_mib`` for ``Tried to allocate 20.00 MiB``), a number after ``name=`` or ``name:``
+or ``name (`` becomes a group named ``name``, any other number a wildcard; URLs, paths, hex values
+and ids (letters and digits mixed, 8+ characters) become bounded wildcards; the rest is literal text,
+escaped. The regex must pass :func:`matcher.regexlint.lint` and match the line.
+
+It writes ``<kb>/<engine>/<slug>.yaml`` (status experimental, TODO placeholders that
+``logkb validate`` reports until they are written) and, when the log has none, a sidecar beside
+it expecting the new signature on that line.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import regex as regex_engine
+import yaml
+
+from .. import facts as factlib
+from ..catalog import data_dir
+from ..normalize import normalize
+from ..regexlint import RegexLintError, lint
+from .common import EXIT_ERROR
+
+MAX_MESSAGE = 240  # characters of the message the regex covers; the rest is left to search()
+_ERROR_LINE = re.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate")
+_TOKEN = re.compile(
+    r"""
+    (?P<path>https?://[^\s'"<>]+|(?:[A-Za-z]:\\|~?/|\.{1,2}/)[^\s'"()\[\],;]+|(?=[\w./~-]{8,})[\w.~-]+/[\w./~-]+)
+  | (?P<hex>\b0x[0-9a-fA-F]+\b)
+  | (?P<ident>(?<![\w.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{8,}(?![\w.-]))
+  | (?P<number>(?<![\w.])-?\d+(?:[.,]\d+)*)(?P<unit>\ ?(?:[KMGT]i?B|bytes)\b)?
+    """,
+    re.VERBOSE,
+)
+_KEYED = re.compile(r"([A-Za-z_][\w.]*)\s*[=:(]\s*$")  # "name=", "name: ", "name ("
+_WORD = re.compile(r"[A-Za-z][A-Za-z_]*")
+_STOP = frozenset("a an and are as at be by for from has have in is it its of on or the to was which with".split())
+_UNIT_SUFFIX = {"G": "_gib", "M": "_mib", "K": "_bytes", "T": "_gib", "b": "_bytes"}
+_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
+_WILDCARDS = {
+    "path": "[^\\s'\"]{1,256}",
+    "hex": r"0x[0-9a-fA-F]{1,16}",
+    "ident": r"[\w-]{1,128}",
+    "number": r"-?\d[\d.,]*",
+}
+
+
+@dataclass
+class Proposal:
+    """A regex for one message and the facts its named groups capture there."""
+
+    message: str
+    regex: str
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def propose(message: str) -> Proposal:
+    """An RE2-compatible regex that matches ``message`` with its variable parts generalized."""
+    text = _shorten(message)
+    parts: list[str] = []
+    names: set[str] = set()
+    position = 0
+    for token in _TOKEN.finditer(text):
+        before = text[position : token.start()]
+        parts.append(_escape(before))
+        parts.append(_generalize(token, before, names))
+        position = token.end()
+    parts.append(_escape(text[position:]))
+    source = "".join(parts).strip()
+    lint(source)
+    match = regex_engine.compile(source).search(message)
+    if match is None:  # a bug in the proposal, not in the input
+        raise RegexLintError(f"the proposed regex {source!r} does not match the line")
+    return Proposal(message, source, factlib.from_match(match.groupdict()))
+
+
+def _shorten(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message.strip()
+    cut = message.rfind(" ", 0, MAX_MESSAGE)
+    return message[: cut if cut > 0 else MAX_MESSAGE].strip()
+
+
+def _escape(literal: str) -> str:
+    return _SPECIAL.sub(r"\\\1", literal)
+
+
+def _generalize(token: re.Match[str], before: str, names: set[str]) -> str:
+    kind = token.lastgroup if token.lastgroup != "unit" else "number"
+    if kind != "number":
+        return _WILDCARDS[kind]
+    unit = token.group("unit")
+    if unit:
+        name = _unique(_name_before(before) + _UNIT_SUFFIX.get(unit.strip()[0], "_bytes"), names)
+        if unit.strip() == "bytes":
+            return rf"(?P<{name}>\d[\d.,]* bytes)"
+        return rf"(?P<{name}>\d[\d.,]*{' ?' if unit.startswith(' ') else ''}[KMGT]i?B)"
+    keyed = _KEYED.search(before)
+    if keyed:
+        name = _unique(_identifier(keyed.group(1).rsplit(".", 1)[-1]), names)
+        return rf"(?P<{name}>{_WILDCARDS['number']})"
+    return _WILDCARDS["number"]
+
+
+def _name_before(before: str) -> str:
+    """The last meaningful word of the text since the previous token: ``Tried to allocate``
+    -> ``allocate``."""
+    words = [w for w in _WORD.findall(before) if w.lower() not in _STOP]
+    return _identifier(words[-1]) if words else "value"
+
+
+def _identifier(word: str) -> str:
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word)
+    return re.sub(r"[^a-z0-9_]+", "_", snake.lower()).strip("_") or "value"
+
+
+def _unique(name: str, names: set[str]) -> str:
+    candidate, n = name, 2
+    while candidate in names:
+        candidate, n = f"{name}_{n}", n + 1
+    names.add(candidate)
+    return candidate
+
+
+def slug_of(message: str, words: int = 5) -> str:
+    """A file-name slug from the first meaningful words: ``no-available-memory-cache-blocks``."""
+    picked = [w.lower() for w in _WORD.findall(message)
+              if w.lower() not in _STOP and not w.endswith(("Error", "Exception"))]
+    return "-".join(picked[:words]) or "message"
+
+
+def _engines() -> list[str]:
+    import json
+
+    schema = json.loads((data_dir("schema") / "signature.schema.json").read_text(encoding="utf-8"))
+    return schema["properties"]["engines"]["items"]["properties"]["name"]["enum"]
+
+
+def _pick_line(lines: list[str], wanted: int | None, log: Path) -> int:
+    if wanted is not None:
+        if not 1 <= wanted <= len(lines):
+            raise click.BadParameter(f"{log} has {len(lines)} lines, not {wanted}", param_hint="--from-log")
+        return wanted
+    for number, line in enumerate(lines, 1):
+        if _ERROR_LINE.search(normalize(line)):
+            return number
+    raise click.BadParameter(f"{log}: no error line found; give one as FILE:LINE", param_hint="--from-log")
+
+
+def _split_location(value: str) -> tuple[Path, int | None]:
+    path, _, line = value.rpartition(":")
+    if path and line.isdigit():
+        return Path(path), int(line)
+    return Path(value), None
+
+
+def sidecar_for(log: Path) -> Path:
+    for suffix in (".log.gz", ".log", ".txt"):
+        if log.name.endswith(suffix):
+            return log.with_name(log.name[: -len(suffix)] + ".yaml")
+    return log.with_suffix(".yaml")
+
+
+def signature_doc(sig_id: str, engine: str, proposal: Proposal, url: str | None, example: str | None,
+                  today: str) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "schema_version": 1,
+        "id": sig_id,
+        "title": "TODO: what failed, in a few words",
+        "kind": "problem",
+        "severity": "error",
+        "status": "experimental",
+        "date": today,
+        "engines": [{"name": engine}],
+        "match": {"patterns": [{"regex": proposal.regex}]},
+        "summary": "TODO: what the message means, in one sentence",
+        "cause": "TODO: why it happens, and what decides between the fixes",
+        "checks": [{"id": "todo", "title": "TODO: a question the operator can answer",
+                    "look": "TODO: what to look at, and how it decides between the fixes"}],
+        "fixes": [{"id": "todo", "title": "TODO: the cheapest likely fix first",
+                   "change": "TODO: the concrete change", "tradeoff": "TODO: what it costs"}],
+        "verify": "TODO: what the next log must show",
+        "references": [{"url": url or "https://TODO.invalid/the-thread-this-log-comes-from"}],
+    }
+    if example:
+        doc["examples"] = [example]
+    return doc
+
+
+def sidecar_doc(sig_id: str, engine: str, line: int, url: str | None, today: str) -> dict[str, Any]:
+    return {
+        "source": {"url": url or "TODO: the public URL of the thread", "where": "TODO: whose comment, which block",
+                   "retrieved": today},
+        "engine": engine,
+        "kind": "failure",
+        "expect": {"root_cause": sig_id, "line": line},
+        "notes": "TODO: what happened, in your own words",
+    }
+
+
+def _dump(doc: dict[str, Any]) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096)
+
+
+@click.command("new")
+@click.option("--from-log", "location", required=True, metavar="FILE[:LINE]",
+              help="The log and the line of the message (default: the sidecar's expect.line, else the first "
+              "error line).")
+@click.option("--engine", type=click.Choice(_engines()), help="Engine that prints the message "
+              "(default: the sidecar's engine, else the log's folder name).")
+@click.option("--id", "sig_id", help="Signature id <engine>.<area>.<slug> (default: <engine>.error.<slug>).")
+@click.option("--kb", "kb_dir", default="kb", show_default=True, type=click.Path(file_okay=False),
+              help="Catalog directory to write the signature into.")
+@click.option("--url", help="Public URL the log was copied from (default: the sidecar's source.url).")
+def command(location: str, engine: str | None, sig_id: str | None, kb_dir: str, url: str | None) -> None:
+    """Scaffold a signature and its corpus sidecar from a real log line."""
+    log, wanted = _split_location(location)
+    if not log.is_file():
+        raise click.BadParameter(f"{log} is not a file", param_hint="--from-log")
+    sidecar = sidecar_for(log)
+    existing = (yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}) if sidecar.is_file() else {}
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    line_no = _pick_line(lines, wanted or (existing.get("expect") or {}).get("line"), log)
+    message = normalize(lines[line_no - 1])
+    try:
+        proposal = propose(message)
+    except RegexLintError as exc:
+        click.echo(f"logkb: {log}:{line_no}: cannot propose a regex: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    engine = engine or existing.get("engine") or (log.parent.name if log.parent.name in _engines() else None)
+    if engine is None:
+        raise click.UsageError(f"say which engine prints this message: --engine ({', '.join(_engines())})")
+    url = url or (existing.get("source") or {}).get("url")
+    slug = slug_of(message)
+    sig_id = sig_id or f"{engine}.error.{slug}"
+    kb = Path(kb_dir)
+    target = kb / engine / f"{sig_id.rsplit('.', 1)[-1]}.yaml"
+    if target.exists():
+        click.echo(f"logkb: {target} exists; choose another --id", err=True)
+        sys.exit(EXIT_ERROR)
+    today = datetime.date.today().isoformat()
+    example = _relative(log, kb.resolve().parent)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(_dump(signature_doc(sig_id, engine, proposal, url, example, today)), encoding="utf-8")
+    click.echo(f"wrote {target}")
+    if not sidecar.exists():
+        sidecar.write_text(_dump(sidecar_doc(sig_id, engine, line_no, url, today)), encoding="utf-8")
+        click.echo(f"wrote {sidecar}")
+    elif (existing.get("expect") or {}).get("root_cause") != sig_id:
+        click.echo(f"note: {sidecar} expects {(existing.get('expect') or {}).get('root_cause')}, not {sig_id}")
+    click.echo(f"line {line_no}: {message}")
+    click.echo(f"regex: {proposal.regex}")
+    for name, value in proposal.facts.items():
+        click.echo(f"  {name} = {value!r}")
+    overlay = "" if kb.resolve() == data_dir("kb").resolve() else f" --catalog {kb}"
+    click.echo(f"next: replace the TODO text, then `logkb validate {kb}` and `logkb test{overlay} {log.parent}`")
+
+
+def _relative(path: Path, base: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return None
+

@@ -1,0 +1,264 @@
+"""``logkb validate``: check catalog directories or signature files before they are used.
+
+The checks run in stages; a signature with a problem at one stage is not checked at the later
+ones, so each broken input gives one line, ``<file>: <key>: <what is wrong>``:
+
+1. load: YAML, schema, regex lint (RE2 syntax, linear-time shape, a literal anchor),
+   expressions parse (the loader's own checks, see catalog.py);
+2. catalog: duplicate ids (unless an overlay's catalog.yaml ``overrides`` them), ``explains``
+   targets exist, expressions name only facts the catalog captures;
+3. re2: every regex compiles with the RE2 engine itself (when ``google-re2`` is installed);
+4. content: no ``TODO`` placeholder left, at least one fix and one reference;
+5. examples: every problem signature that is not deprecated has a positive corpus example
+   (a sidecar whose ``expect.root_cause`` is its id, or an ``examples:`` path) and is the root
+   cause on at least one of them: a signature that another one always shadows is dead weight.
+
+A catalog directory's corpus is the ``corpus/`` beside it (``kb/`` and ``corpus/`` side by side,
+as in this repository) or ``--corpus DIR``; without either, stage 5 looks only at ``examples:``,
+whose paths are relative to the directory that holds the catalog directory.
+Exit status 0 when everything passes, 2 otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..catalog import (
+    Catalog,
+    CatalogError,
+    Signature,
+    cross_reference_errors,
+    data_dir,
+    load_catalog,
+    load_signature,
+    read_yaml,
+)
+from ..corpus import Sample, check, discover
+from ..scan import Scanner
+from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option
+from .new import sidecar_for
+
+_PLACEHOLDER = re.compile(r"\bTODO\b")
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--corpus", "corpora", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="Corpus directory holding the examples (repeatable; default: the corpus/ beside each catalog).")
+@catalog_option
+def command(paths: tuple[str, ...], corpora: tuple[str, ...], catalogs: tuple[str, ...]) -> None:
+    """Check catalog directories or signature files (default: the built-in catalog)."""
+    targets = Targets.of([Path(p) for p in paths] or [_shown(data_dir("kb"))])
+    problems = list(validate(targets, [Path(c) for c in catalogs], [Path(c) for c in corpora]))
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        click.echo(f"logkb validate: {len(problems)} problem(s)", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"logkb validate: {len(targets.files)} file(s) valid", err=True)
+    sys.exit(EXIT_CLEAN)
+
+
+@dataclasses.dataclass
+class Targets:
+    """What to validate: catalog directories, and every signature file given or inside one."""
+
+    roots: list[Path]
+    files: list[Path]
+
+    @classmethod
+    def of(cls, paths: Iterable[Path]) -> Targets:
+        roots, files = [], []
+        for path in paths:
+            if path.is_dir():
+                roots.append(path)
+                files += [p for p in sorted(path.rglob("*.yaml")) if p != path / "catalog.yaml"]
+            else:
+                files.append(path)
+        unique = {p.resolve(): p for p in reversed(files)}
+        return cls(roots, [unique[key] for key in dict.fromkeys(p.resolve() for p in files)])
+
+    def root_of(self, file: Path) -> Path:
+        """The catalog directory of a file: a directory given, else the nearest one holding a
+        catalog.yaml, else the file's own directory."""
+        file = file.resolve()
+        for root in self.roots:
+            if file.is_relative_to(root.resolve()):
+                return root.resolve()
+        return next((p for p in file.parents if (p / "catalog.yaml").is_file()), file.parent)
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies inside it (shorter messages)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def validate(targets: Targets, overlays: list[Path], corpora: list[Path]) -> Iterator[str]:
+    """One line per problem, stage by stage (see the module docstring)."""
+    loaded: dict[Path, Signature] = {}
+    for file in targets.files:
+        try:
+            loaded[file] = load_signature(file)
+        except CatalogError as exc:
+            yield str(exc)
+    if len(loaded) < len(targets.files):
+        return
+    try:
+        catalog = _catalog_with(targets, loaded, overlays)
+    except CatalogError as exc:
+        yield str(exc)
+        return
+    mine = {sig.id: sig for sig in loaded.values()}
+    broken: set[str] = set()
+    for stage in (_references, _re2, _content):
+        found = [(sig_id, line) for sig_id, line in stage(catalog, mine) if sig_id not in broken]
+        broken |= {sig_id for sig_id, _ in found}
+        yield from (line for _, line in found)
+    scanner = Scanner(catalog)
+    corpus = _Corpus(corpora)
+    for sig in mine.values():
+        if sig.id not in broken and sig.kind == "problem" and sig.status != "deprecated":
+            yield from _examples(scanner, sig, targets.root_of(sig.path), corpus)
+
+
+def _catalog_with(targets: Targets, loaded: dict[Path, Signature], overlays: list[Path]) -> Catalog:
+    """The built-in catalog, the --catalog overlays and the targets, as a scan would see them."""
+    builtin = data_dir("kb").resolve()
+    overlays = [*overlays, *(r for r in targets.roots if r.resolve() != builtin)]
+    catalog = load_catalog(overlays, check_references=False)
+    signatures = dict(catalog.signatures)
+    for file, sig in loaded.items():
+        existing = signatures.get(sig.id)
+        if existing is not None and existing.path.resolve() != file.resolve():
+            raise CatalogError(f"{file}: id: {sig.id!r} is already defined in {existing.path}")
+        signatures[sig.id] = sig
+    return dataclasses.replace(catalog, signatures=signatures)
+
+
+def _line(path: Path, key: str, message: str) -> str:
+    return f"{path}: {key}: {message}"
+
+
+def _references(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str, str]]:
+    for sig, message in cross_reference_errors(catalog):
+        if mine.get(sig.id) is sig:
+            yield sig.id, message
+
+
+def _re2(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str, str]]:
+    try:
+        import re2
+    except ImportError:
+        click.echo("logkb validate: google-re2 is not installed (pip install 'logkb[re2]'); "
+                   "RE2 syntax was checked by the built-in lint only", err=True)
+        return
+    options = re2.Options()
+    options.log_errors = False
+    for sig in mine.values():
+        for key, source in _regexes(sig.doc):
+            try:
+                re2.compile(source, options)
+            except re2.error as exc:
+                reason = exc.args[0] if exc.args else exc
+                reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+                yield sig.id, _line(sig.path, key, f"RE2 rejects the regex: {reason}")
+
+
+def _regexes(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    match = doc["match"]
+    for i, item in enumerate(match["patterns"]):
+        yield f"match.patterns[{i}].regex", ("(?i)" if item.get("ignore_case") else "") + item["regex"]
+    for i, source in enumerate(match.get("exclude", [])):
+        yield f"match.exclude[{i}]", source
+    for i, source in enumerate(match.get("context", {}).get("frames", [])):
+        yield f"match.context.frames[{i}]", source
+
+
+def _content(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str, str]]:
+    for sig in mine.values():
+        for key in placeholders(sig.doc):
+            yield sig.id, _line(sig.path, key, "still a TODO placeholder: write it in your own words")
+        if sig.kind == "problem":
+            for key in ("fixes", "references"):
+                if not sig.doc.get(key):
+                    yield sig.id, _line(sig.path, key, f"a problem signature needs at least one entry in {key}")
+
+
+def placeholders(value: Any, key: str = "") -> Iterator[str]:
+    """Key paths of the strings in a YAML document that still say TODO."""
+    if isinstance(value, str):
+        if _PLACEHOLDER.search(value):
+            yield key or "(top level)"
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from placeholders(item, f"{key}.{name}" if key else str(name))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from placeholders(item, f"{key}[{i}]")
+
+
+class _Corpus:
+    """The samples of each corpus directory, read once."""
+
+    def __init__(self, given: list[Path]) -> None:
+        self.given = given
+        self._samples: dict[Path, list[Sample]] = {}
+
+    def dirs_for(self, root: Path) -> list[Path]:
+        beside = root.parent / "corpus"
+        return self.given or ([beside] if beside.is_dir() else [])
+
+    def expecting(self, sig_id: str, root: Path) -> list[Sample]:
+        found = []
+        for directory in self.dirs_for(root):
+            if directory not in self._samples:
+                self._samples[directory] = discover([directory])
+            found += [s for s in self._samples[directory] if s.expect.get("root_cause") == sig_id]
+        return found
+
+
+def _examples(scanner: Scanner, sig: Signature, root: Path, corpus: _Corpus) -> Iterator[str]:
+    listed = sig.doc.get("examples", [])
+    if not listed and not corpus.dirs_for(root):
+        return  # an overlay without a corpus: nothing to check against
+    samples = {s.log.resolve(): s for s in corpus.expecting(sig.id, root)}
+    for i, entry in enumerate(listed):
+        sample = _listed_sample(root.parent / entry, sig.id)
+        if sample is None:
+            yield _line(sig.path, f"examples[{i}]", f"{entry!r} is not a file (paths are relative to the "
+                        "directory holding the catalog directory)")
+            return
+        samples.setdefault(sample.log.resolve(), sample)
+    if not samples:
+        yield _line(sig.path, "examples", "no positive corpus example (add a log whose sidecar's "
+                    f"expect.root_cause is {sig.id}, or list one under examples)")
+        return
+    for sample in samples.values():
+        key = next(placeholders(sample.meta), None)
+        if key is not None:
+            yield _line(sample.sidecar, key, "still a TODO placeholder: say where the log comes from")
+            return
+    found = [(sample, check(scanner, sample).found) for sample in samples.values()]
+    if not any(root_cause == sig.id for _, root_cause in found):
+        sample, root_cause = found[0]
+        yield _line(sig.path, "examples", f"never the root cause on its own examples "
+                    f"(on {sample.log.name} the root cause is {root_cause})")
+
+
+def _listed_sample(log: Path, sig_id: str) -> Sample | None:
+    """An ``examples:`` entry as a sample: its sidecar when it has one, else expecting ``sig_id``."""
+    if not log.is_file():
+        return None
+    sidecar = sidecar_for(log)
+    meta = read_yaml(sidecar) if sidecar.is_file() else {"kind": "failure", "expect": {"root_cause": sig_id}}
+    return Sample(log, sidecar, meta or {})
