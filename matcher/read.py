@@ -11,7 +11,7 @@ import gzip
 import os
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -56,35 +56,76 @@ def grow_pipe(stream: BinaryIO) -> None:
         pass
 
 
+class ReadError(InputError):
+    """Reading stopped; :meth:`at_line` names the line, which only the caller counts."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name}: {problem}")
+        self.name, self.problem = name, problem
+
+    def at_line(self, line: int) -> InputError:
+        return InputError(f"{self.name}: line {line}: {self.problem}")
+
+
 def read_chunks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Iterator[Chunk]:
     """Yield newline-aligned chunks; the last one may lack a final newline."""
-    carry = b""
     line = 1
+    try:
+        for block in read_blocks(stream, name, size):
+            yield Chunk(block, line)
+            line += block.count(b"\n")
+    except ReadError as exc:
+        raise exc.at_line(line) from None
+
+
+def read_blocks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Iterator[bytes]:
+    """Newline-aligned blocks, without counting lines (the scanner counts them once, as it
+    goes). The last block may lack a final newline; a line longer than ``MAX_LINE`` comes in
+    pieces. Reads go into one reused buffer: memory stays flat whatever the input size."""
+    carry_limit = max(size, MAX_LINE)
+    buffer = bytearray(size + carry_limit)
+    view = memoryview(buffer)
+    fill = _filler(stream)
+    filled = 0  # bytes of an unfinished line kept at the start of the buffer
     while True:
         try:
-            data = stream.read(size)
+            count = fill(view[filled: filled + size])
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            if carry:
-                yield Chunk(carry, line)
-            raise InputError(f"{name}: line {line}: truncated or corrupt gzip data ({exc})") from None
+            if filled:
+                yield bytes(view[:filled])
+            raise ReadError(name, f"truncated or corrupt gzip data ({exc})") from None
         except OSError as exc:
-            raise InputError(f"{name}: line {line}: read failed: {exc.strerror or exc}") from None
-        if not data:
+            raise ReadError(name, f"read failed: {exc.strerror or exc}") from None
+        if not count:
             break
-        buffer = carry + data if carry else data
-        cut = buffer.rfind(b"\n")
+        end = filled + count
+        cut = buffer.rfind(b"\n", filled, end)
         if cut < 0:
-            if len(buffer) < MAX_LINE:
-                carry = buffer
+            if end < carry_limit:
+                filled = end
                 continue
-            yield Chunk(buffer, line)  # a piece of one very long line
-            carry = b""
+            yield bytes(view[:end])  # a piece of one very long line
+            filled = 0
             continue
-        yield Chunk(buffer[: cut + 1], line)
-        line += buffer.count(b"\n", 0, cut + 1)
-        carry = buffer[cut + 1 :]
-    if carry:
-        yield Chunk(carry, line)
+        yield bytes(view[: cut + 1])
+        filled = end - cut - 1
+        buffer[:filled] = bytes(view[cut + 1: end])
+    if filled:
+        yield bytes(view[:filled])
+
+
+def _filler(stream: BinaryIO) -> Callable[[memoryview], int]:
+    """``readinto`` where the stream has it; live sources (matcher/pipe.py) only ``read``."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is not None:
+        return lambda target: readinto(target) or 0
+
+    def fill(target: memoryview) -> int:
+        data = stream.read(len(target))
+        target[: len(data)] = data
+        return len(data)
+
+    return fill
 
 
 def is_directory(path: str) -> bool:

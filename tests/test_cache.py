@@ -1,0 +1,143 @@
+"""The on-disk catalog cache: a hit gives the same catalog without YAML or jsonschema, and
+any change to a catalog file means a fresh, fully validated load."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from matcher import cache
+from matcher.catalog import Catalog, CatalogError, load_catalog
+from matcher.scan import Scanner
+
+ROOT = Path(__file__).resolve().parent.parent
+OVERLAY_SIGNATURE = """\
+schema_version: 1
+id: test.cache.thing
+title: {title}
+kind: problem
+severity: error
+status: experimental
+engines: [{{name: vllm}}]
+match:
+  patterns:
+    - regex: '{regex}'
+summary: s
+cause: c
+checks: []
+fixes:
+  - id: one
+    title: t
+    change: "x"
+    tradeoff: t
+verify: v
+references: [{{url: "https://example.org"}}]
+"""
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("LOGKB_CACHE_DIR", str(folder))
+    monkeypatch.delenv("LOGKB_NO_CACHE", raising=False)
+    return folder
+
+
+def overlay(root: Path, title: str = "First title", regex: str = "Cache sample failure (?P<free_gib>[0-9.]+) GiB") -> Path:
+    (root / "test").mkdir(parents=True, exist_ok=True)
+    (root / "catalog.yaml").write_text("catalog_version: 2026.11.0\nschema_version: 1\nchangelog: []\n")
+    path = root / "test" / "thing.yaml"
+    path.write_text(OVERLAY_SIGNATURE.format(title=title, regex=regex))
+    return root
+
+
+def catalog_entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("catalog-*.json"))
+
+
+def test_second_load_is_a_hit_without_yaml_parsing_or_jsonschema(cache_dir: Path) -> None:
+    probe = ("import sys; from matcher.catalog import load_catalog; c = load_catalog(); "
+             "print(len(c.signatures), 'jsonschema' in sys.modules)")
+    env = {**os.environ, "LOGKB_CACHE_DIR": str(cache_dir)}
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+            for _ in range(2)]
+    first, second = (r.stdout.split() for r in runs)
+    assert first[1] == "True" and second[1] == "False"
+    assert first[0] == second[0]
+    assert len(catalog_entries(cache_dir)) == 1
+
+
+def test_cached_catalog_scans_like_a_fresh_one(cache_dir: Path) -> None:
+    fresh = load_catalog()
+    cached = load_catalog()
+    assert catalog_entries(cache_dir)
+    assert cached.version == fresh.version and cached.manifest == fresh.manifest
+    assert list(cached.signatures) == list(fresh.signatures)
+    for sig_id, sig in fresh.signatures.items():
+        again = cached.signatures[sig_id]
+        assert (again.doc, again.path, [p.anchors for p in again.patterns]) == (sig.doc, sig.path, [p.anchors for p in sig.patterns])
+    log = next((ROOT / "corpus" / "vllm").glob("*.log"))
+    runs = []
+    for catalog in (fresh, cached):
+        with log.open("rb") as stream:
+            run = Scanner(catalog).run(stream, str(log))
+        runs.append([(f.id, f.line, f.facts, f.phase) for f in run.findings])
+    assert runs[0] == runs[1] and runs[0]
+
+
+def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path: Path) -> None:
+    root = overlay(tmp_path / "overlay")
+    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"
+    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"  # from the cache
+    overlay(root, title="Second title")
+    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "Second title"
+    assert len(catalog_entries(cache_dir)) == 2
+
+
+def test_a_broken_edit_is_reported_not_hidden_by_the_cache(cache_dir: Path, tmp_path: Path) -> None:
+    root = overlay(tmp_path / "overlay")
+    load_catalog([root], builtin=False)
+    overlay(root, regex="(?P<x>a+)+ no anchor")
+    with pytest.raises(CatalogError, match="thing.yaml"):
+        load_catalog([root], builtin=False)
+
+
+def test_a_corrupt_entry_is_ignored_and_rewritten(cache_dir: Path, tmp_path: Path) -> None:
+    root = overlay(tmp_path / "overlay")
+    load_catalog([root], builtin=False)
+    (entry,) = catalog_entries(cache_dir)
+    entry.write_text('{"format": 1, "signatures": [')
+    assert "test.cache.thing" in load_catalog([root], builtin=False).signatures
+    assert "test.cache.thing" in load_catalog([root], builtin=False).signatures
+
+
+def test_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOGKB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LOGKB_NO_CACHE", "1")
+    load_catalog([overlay(tmp_path / "overlay")], builtin=False)
+    assert cache.directory() is None
+    assert not (tmp_path / "cache").exists()
+
+
+def test_xdg_cache_home_is_the_default_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOGKB_CACHE_DIR", raising=False)
+    monkeypatch.delenv("LOGKB_NO_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.directory() == tmp_path / "xdg" / "logkb"
+
+
+def test_hyperscan_database_is_cached_and_a_bad_one_recompiled(cache_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               catalog: Catalog) -> None:
+    pytest.importorskip("hyperscan")
+    monkeypatch.setenv("LOGKB_ENGINE", "hyperscan")
+    text = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    expected = Scanner(catalog).prefilter.candidates(text)
+    (database,) = cache_dir.glob("hyperscan-*.db")
+    assert Scanner(catalog).prefilter.candidates(text) == expected  # loaded from the cache
+    database.write_bytes(b"not a database")
+    assert Scanner(catalog).prefilter.candidates(text) == expected
+    assert database.read_bytes() != b"not a database"
