@@ -1,0 +1,129 @@
+"""Scan a tree of logs on a Dask cluster: one task per file, the same JSON report as the CLI.
+
+    python -m matcher.batch /srv/logs --scheduler tcp://dask-scheduler:8786 -o report.json
+    python -m matcher.batch /srv/logs --scheduler local --workers 8
+
+Each task scans one file and returns that file's entry of ``logkb scan --format json``; the
+job assembles the report in the CLI's order, so both outputs are the same document. Workers
+read the files themselves: every worker must see the paths (a shared file system or the same
+mount). Each worker process loads the catalog once and keeps it for the following tasks.
+
+Dask rather than Ray Data: the work is a plain map of a function over file paths, which is
+what ``Client.map`` is; Dask is a pure-Python install that runs in-process for tests, on a
+laptop, or on an existing cluster (Kubernetes, SLURM via dask-jobqueue), while Ray Data is
+built for columnar blocks, needs Ray's runtime with its own object store and native wheels
+that trail new Python releases.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import click
+
+try:
+    from distributed import Client, LocalCluster
+except ImportError as exc:  # the optional extra is missing
+    raise ImportError("matcher.batch needs Dask: pip install 'logkb[cluster]'") from exc
+
+from .api import scan_path
+from .catalog import load_catalog
+from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option
+from .commands.scan import DEFAULT_INCLUDE, emit, expand
+from .report import file_dict
+from .report.json_report import render_files
+from .scan import Scanner
+from .selection import DEFAULT_STATUSES, select, selection_options
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The catalog a scan uses: overlay directories and the ``--status/--only/--ignore`` choice."""
+
+    catalogs: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = DEFAULT_STATUSES
+    only: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=8)
+def _scanner(selection: Selection) -> Scanner:
+    catalog = load_catalog(selection.catalogs)
+    return Scanner(select(catalog, selection.statuses, selection.only, selection.ignore))
+
+
+def scan_file(path: str, selection: Selection = Selection(), redact: bool = True) -> dict[str, Any]:
+    """One task: the file's entry of the JSON report."""
+    return file_dict(scan_path(_scanner(selection), path, redact))
+
+
+def scan_files(client: Client, files: Iterable[str], selection: Selection = Selection(),
+               redact: bool = True) -> dict[str, dict[str, Any]]:
+    """Path -> entry of the JSON report, one task per file, in the order given."""
+    files = list(files)
+    # pure=False: a log file may have changed since an earlier task read it.
+    futures = client.map(scan_file, files, selection=selection, redact=redact, pure=False)
+    return dict(zip(files, client.gather(futures)))
+
+
+def scan_tree(client: Client, paths: Iterable[str], selection: Selection = Selection(), redact: bool = True,
+              include: Iterable[str] = DEFAULT_INCLUDE, exclude: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
+    """Walk directories as ``logkb scan`` does (same include/exclude globs and order) and scan
+    every file found on the cluster."""
+    return scan_files(client, expand(tuple(paths), include, exclude), selection, redact)
+
+
+@contextmanager
+def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
+    """A client of the scheduler at ADDRESS, or of a local cluster of worker processes."""
+    if scheduler != "local":
+        with Client(scheduler) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+@click.command("logkb-batch")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--scheduler", required=True, metavar="ADDRESS|local",
+              help="Dask scheduler address (tcp://host:8786), or 'local' for a cluster on this machine.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="With --scheduler local: worker processes (default: one per CPU core).")
+@click.option("--include", "includes", multiple=True, metavar="GLOB",
+              help="In directories, scan only files matching GLOB (repeatable; default: *.log *.txt *.gz).")
+@click.option("--exclude", "excludes", multiple=True, metavar="GLOB",
+              help="In directories, skip files and folders matching GLOB (repeatable).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
+@click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
+@catalog_option
+@selection_options
+def main(paths: tuple[str, ...], scheduler: str, workers: int | None, includes: tuple[str, ...],
+         excludes: tuple[str, ...], output: str | None, no_redact: bool, catalogs: tuple[str, ...],
+         statuses: tuple[str, ...], only: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+    """Diagnose every log under PATHS on a Dask cluster; print the JSON report of `logkb scan -f json`.
+
+    Exit status 0, or 2 when a file could not be read (its entry carries the error)."""
+    selection = Selection(tuple(catalogs), tuple(statuses), tuple(only), tuple(ignore))
+    catalog_version = load_catalog(selection.catalogs).version
+    with connect(scheduler, workers) as client:
+        results = scan_tree(client, paths, selection, not no_redact, includes or DEFAULT_INCLUDE, excludes)
+    emit(render_files(list(results.values()), catalog_version), output)
+    errors = [entry["error"] for entry in results.values() if entry["error"]]
+    for error in errors:
+        click.echo(f"logkb: {error}", err=True)
+    sys.exit(EXIT_ERROR if errors else EXIT_CLEAN)
+
+
+if __name__ == "__main__":
+    # Run the command of the importable module: tasks then name matcher.batch.scan_file, which
+    # workers import (and whose catalog cache they keep), not a function of __main__.
+    from matcher.batch import main as batch_main
+
+    batch_main()
