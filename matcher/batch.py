@@ -33,7 +33,7 @@ except ImportError as exc:  # the optional extra is missing
 
 from .api import scan_path
 from .catalog import load_catalog
-from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option
+from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option, input_globs
 from .commands.scan import DEFAULT_INCLUDE, emit, expand
 from .report import file_dict
 from .report.json_report import render_files
@@ -96,10 +96,7 @@ def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
               help="Dask scheduler address (tcp://host:8786), or 'local' for a cluster on this machine.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="With --scheduler local: worker processes (default: one per CPU core).")
-@click.option("--include", "includes", multiple=True, metavar="GLOB",
-              help="In directories, scan only files matching GLOB (repeatable; default: *.log *.txt *.gz).")
-@click.option("--exclude", "excludes", multiple=True, metavar="GLOB",
-              help="In directories, skip files and folders matching GLOB (repeatable).")
+@input_globs
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
 @catalog_option

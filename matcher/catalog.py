@@ -40,6 +40,22 @@ def data_dir(name: str) -> Path:
     return packaged if packaged.is_dir() else _PACKAGE_DIR.parent / name
 
 
+class LazyRegex:
+    """A regex compiled on its first search: a catalog from the cache has dozens of exclusion
+    and frame regexes that a short log never needs."""
+
+    __slots__ = ("source", "_compiled")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: regex.Pattern | None = None
+
+    def search(self, text: str, **options: Any) -> regex.Match | None:
+        if self._compiled is None:
+            self._compiled = regex.compile(self.source)
+        return self._compiled.search(text, **options)
+
+
 @dataclass(frozen=True)
 class Pattern:
     source: str
@@ -65,8 +81,8 @@ class Signature:
     doc: dict[str, Any]
     path: Path
     patterns: list[Pattern]
-    exclude: list[regex.Pattern]
-    frames: list[regex.Pattern]
+    exclude: list[regex.Pattern | LazyRegex]
+    frames: list[regex.Pattern | LazyRegex]
     context_phases: frozenset[str]
     context_requires: expr.Expression | None
     engines: dict[str, SpecifierSet | None]
@@ -382,36 +398,63 @@ def _compile(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]] | N
     if anchors is None:
         exclude = [_compile_regex(s, path, f"match.exclude[{i}]") for i, s in enumerate(match.get("exclude", []))]
         frames = [_compile_regex(s, path, f"match.context.frames[{i}]") for i, s in enumerate(context.get("frames", []))]
-    else:
-        exclude = [regex.compile(s) for s in match.get("exclude", [])]
-        frames = [regex.compile(s) for s in context.get("frames", [])]
+    else:  # from the cache: already proven to compile; compiled on first use
+        exclude = [LazyRegex(s) for s in match.get("exclude", [])]
+        frames = [LazyRegex(s) for s in context.get("frames", [])]
     engines = {e["name"]: _spec(e.get("versions"), path, f"engines[{i}].versions") for i, e in enumerate(doc["engines"])}
-    expressions: dict[str, expr.Expression] = {}
-
-    def add(key: str, source: str) -> expr.Expression:
-        try:
-            parsed = expr.parse(source)
-        except expr.ExpressionError as exc:
-            raise CatalogError(f"{path}: {key}: {exc}") from None
-        expressions[key] = parsed
-        return parsed
-
-    requires = add("match.context.requires", context["requires"]) if "requires" in context else None
-    for name, source in doc.get("values", {}).items():
-        add(f"values.{name}", source)
-    for i, check in enumerate(doc.get("checks", [])):
-        if "fails_when" in check:
-            add(f"checks[{i}].fails_when", check["fails_when"])
-    for i, fix in enumerate(doc.get("fixes", [])):
-        if "when" in fix:
-            add(f"fixes[{i}].when", fix["when"])
-        for name, source in fix.get("values", {}).items():
-            add(f"fixes[{i}].values.{name}", source)
+    sources = _expression_sources(doc)
+    if anchors is None:
+        expressions: dict[str, expr.Expression] = {}
+        for key, source in sources.items():
+            try:
+                expressions[key] = expr.parse(source)
+            except expr.ExpressionError as exc:
+                raise CatalogError(f"{path}: {key}: {exc}") from None
+    else:  # from the cache: already checked; parsed when a checklist first needs them
+        expressions = LazyExpressions(sources)
+    requires = expressions["match.context.requires"] if "match.context.requires" in sources else None
     return Signature(
         id=doc["id"], kind=doc["kind"], doc=doc, path=path, patterns=patterns, exclude=exclude,
         frames=frames, context_phases=frozenset(context.get("phases", [])), context_requires=requires,
         engines=engines, expressions=expressions,
     )
+
+
+def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
+    """Every expression of a signature by its key path (``fixes[0].when`` ...)."""
+    sources: dict[str, str] = {}
+    context = doc["match"].get("context", {})
+    if "requires" in context:
+        sources["match.context.requires"] = context["requires"]
+    for name, source in doc.get("values", {}).items():
+        sources[f"values.{name}"] = source
+    for i, check in enumerate(doc.get("checks", [])):
+        if "fails_when" in check:
+            sources[f"checks[{i}].fails_when"] = check["fails_when"]
+    for i, fix in enumerate(doc.get("fixes", [])):
+        if "when" in fix:
+            sources[f"fixes[{i}].when"] = fix["when"]
+        for name, source in fix.get("values", {}).items():
+            sources[f"fixes[{i}].values.{name}"] = source
+    return sources
+
+
+class LazyExpressions(dict):  # type: ignore[type-arg]
+    """Expressions of a cached signature, parsed on first lookup."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        super().__init__()
+        self._sources = sources
+
+    def __missing__(self, key: str) -> expr.Expression:
+        parsed = self[key] = expr.parse(self._sources[key])
+        return parsed
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._sources
+
+    def items(self):  # type: ignore[override]
+        return ((key, self[key]) for key in self._sources)
 
 
 def cross_reference_errors(catalog: Catalog) -> Iterator[tuple[Signature, str]]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from ..catalog import Catalog, load_catalog
@@ -12,6 +15,14 @@ catalog_option = click.option(
     "--catalog", "catalogs", multiple=True, type=click.Path(file_okay=False, exists=True),
     envvar="LOGKB_CATALOG", help="Extra signature directory (repeatable; env LOGKB_CATALOG).",
 )
+
+
+def input_globs(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--include / --exclude: which files a directory given as input contributes."""
+    command = click.option("--exclude", "excludes", multiple=True, metavar="GLOB",
+                           help="In directories, skip files and folders matching GLOB (repeatable).")(command)
+    return click.option("--include", "includes", multiple=True, metavar="GLOB",
+                        help="In directories, scan only files matching GLOB (repeatable; default: *.log *.txt *.gz).")(command)
 
 
 def load(catalogs: tuple[str, ...]) -> Catalog:

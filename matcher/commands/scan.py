@@ -16,7 +16,7 @@ from ..read import is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..scan import Scanner
 from ..selection import select, selection_options
-from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, load
+from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, input_globs, load
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
 DEFAULT_INCLUDE = ("*.log", "*.txt", "*.gz")
@@ -55,10 +55,7 @@ def matches(relative: PurePath, globs: tuple[str, ...]) -> bool:
               help="Lowest severity that makes the exit status 1.")
 @click.option("--exit-zero", is_flag=True,
               help="Exit 0 even when findings reach --fail-on (input and catalog errors still exit 2).")
-@click.option("--include", "includes", multiple=True, metavar="GLOB",
-              help="In directories, scan only files matching GLOB (repeatable; default: *.log *.txt *.gz).")
-@click.option("--exclude", "excludes", multiple=True, metavar="GLOB",
-              help="In directories, skip files and folders matching GLOB (repeatable).")
+@input_globs
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--color/--no-color", default=None, help="Colour the text report (default: on a terminal, unless NO_COLOR).")
 @click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
