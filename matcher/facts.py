@@ -32,7 +32,10 @@ def convert(name: str, raw: str) -> Any:
             match = _SIZE.match(text or "")
             if not match:
                 return raw
-            number = float(match.group(1))
+            try:
+                number = float(match.group(1))
+            except ValueError:  # "98.66.00": digits and dots that are not a number
+                return raw
             per = _TO_BYTES[match.group(2)]
             value = number if per is None else number * per / unit
             return int(value) if suffix == "_bytes" else round(value, 4)

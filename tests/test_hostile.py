@@ -133,3 +133,92 @@ def test_gzip_round_trip_reads_the_same(tmp_path):
     out_plain = logkb("scan", "--format", "json", str(plain)).stdout.decode().replace(str(plain), "P")
     out_packed = logkb("scan", "--format", "json", str(packed)).stdout.decode().replace(str(packed), "P")
     assert out_plain == out_packed
+
+
+def _overlay(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    root = tmp_path / name
+    (root / "x").mkdir(parents=True)
+    (root / "catalog.yaml").write_text("catalog_version: 2026.11.0\nschema_version: 1\nchangelog: []\n")
+    target = root / "x" / "sig.yaml"
+    target.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return root
+
+
+HOSTILE_CATALOGS = {
+    "catastrophic regex": (
+        "schema_version: 1\nid: x.y.bad\ntitle: Catastrophic pattern\nkind: fact\nstatus: test\n"
+        "engines: [{name: any}]\nmatch:\n  patterns:\n    - regex: '(a+)+ failure marker'\n",
+        "match.patterns[0].regex: regex nests an unbounded repeat"),
+    "yaml bomb": (
+        "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+        "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n",
+        "aliases are not allowed"),
+    "50 MB file": (b"# " + b"x" * (50 * 2**20) + b"\n", "over the 262144-byte limit"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_CATALOGS))
+def test_hostile_catalogs_fail_fast_with_exit_2(tmp_path, case):
+    text, message = HOSTILE_CATALOGS[case]
+    overlay = _overlay(tmp_path, "overlay", text)
+    log = tmp_path / "a.log"
+    log.write_text("hello\n")
+    result = logkb("scan", "--catalog", str(overlay), str(log))
+    stderr = result.stderr.decode()
+    assert result.returncode == 2, stderr
+    assert "sig.yaml" in stderr and message in stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr
+
+
+def test_commands_in_checks_are_shown_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    signature = f"""\
+schema_version: 1
+id: x.y.shown
+title: A check whose command must not run
+kind: problem
+severity: error
+status: test
+engines: [{{name: any}}]
+match:
+  patterns:
+    - regex: 'widget pool exhausted'
+summary: s
+cause: c
+checks:
+  - id: c
+    title: t
+    look: l
+    command: "touch {marker}"
+fixes:
+  - id: f
+    title: t
+    change: "do {{nothing}}"
+    change_fallback: "do nothing"
+    tradeoff: none
+verify: v
+references: [{{url: "https://example.org"}}]
+"""
+    overlay = _overlay(tmp_path, "overlay", signature)
+    log = tmp_path / "a.log"
+    log.write_text("ERROR widget pool exhausted\n")
+    for fmt in FORMATS:
+        extra = ["--verbose"] if fmt == "text" else []
+        result = logkb("scan", "--catalog", str(overlay), "--format", fmt, *extra, str(log))
+        assert result.returncode == 1, result.stderr.decode()
+    assert f"touch {marker}" in logkb("scan", "--catalog", str(overlay), str(log)).stdout.decode()
+    assert not marker.exists()
+
+
+def test_malformed_numbers_stay_text_found_by_fuzzing(scanner):
+    """atheris found '98.66.00 GiB' crashing the unit conversion of a *_gib fact."""
+    from matcher.facts import convert
+
+    assert convert("free_gib", "98.66.00") == "98.66.00"
+    line = ("ValueError: Free memory on device (98.66.00/8.0 GiB) on startup is less than desired GPU memory "
+            "utilization (0.9, 7.2 GiB).")
+    run = scanner.run_lines([line])
+    assert [f.id for f in run.findings] == ["vllm.startup.free-memory-below-utilization"]
+    assert run.findings[0].facts["free_gib"] == "98.66.00"
+    build_report(run)  # checks and fixes treat the text as unknown, they do not crash
