@@ -33,6 +33,7 @@ MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
 REGEX_TIMEOUT = 0.25  # seconds one regex may spend on one line
 CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per run
+MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 MAX_LINES_KEPT = 32  # line numbers kept per finding (the count goes on)
 MAX_FUZZY_LINES = 2000  # gated lines per run that the fuzzy fallback may score
 FUZZY_TEXT = 400  # characters of a gated line that the fuzzy fallback scores
@@ -288,24 +289,31 @@ class _RunState:
         text: str | None = normalize(raw.decode("utf-8", "replace"))
         if is_request_echo(text):  # type: ignore[arg-type]
             text = None
-        if len(self._messages) >= CONFIRM_CACHE:
-            self._messages.clear()
-        self._messages[raw] = text
+        if len(raw) <= MEMO_LINE:
+            if len(self._messages) >= CONFIRM_CACHE:
+                self._messages.clear()
+            self._messages[raw] = text
         return text
 
     def _confirmations(self, text: str, indices: frozenset[int]) -> list[tuple[int, Hit]]:
         """Signatures whose full regex matches the line, memoised: servers repeat messages."""
+        if len(text) > MEMO_LINE:
+            return self._confirm_all(text, indices)
         key = (text, indices)
         hits = self._confirmed.get(key)
         if hits is None:
-            hits = []
-            for index in sorted(indices, key=self.scanner.fact_first):
-                hit = _confirm(self.scanner.signatures[index], text, self.scanner.timeouts[index])
-                if hit is not None:
-                    hits.append((index, hit))
+            hits = self._confirm_all(text, indices)
             if len(self._confirmed) >= CONFIRM_CACHE:
                 self._confirmed.clear()
             self._confirmed[key] = hits
+        return hits
+
+    def _confirm_all(self, text: str, indices: frozenset[int]) -> list[tuple[int, Hit]]:
+        hits = []
+        for index in sorted(indices, key=self.scanner.fact_first):
+            hit = _confirm(self.scanner.signatures[index], text, self.scanner.timeouts[index])
+            if hit is not None:
+                hits.append((index, hit))
         return hits
 
     def _fact(self, sig: Signature, values: dict[str, Any], line_no: int) -> None:
