@@ -96,6 +96,12 @@ def file_dict(report: FileReport) -> dict[str, Any]:
         "lines": report.run.lines,
         "facts": _public_facts(report.run.facts, report.redact),
         "phases": [{"phase": p, "line": n} for p, n in report.run.phases],
+        "stats": {
+            "prompt_lines_skipped": report.run.prompt_lines_skipped,
+            "fuzzy_lines_scored": report.run.fuzzy_lines_scored,
+            "fuzzy_lines_over_cap": report.run.fuzzy_lines_dropped,
+            "occurrences_folded": sum(f.occurrences - 1 for f in report.run.findings),
+        },
         "findings": [finding_dict(report, f) for f in diagnosis.findings],
         "error": report.error,
     }

@@ -49,6 +49,8 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
     sig = root.signature
     checklist = report.checklists[root.id]
     how = "" if root.match == "regex" else f", fuzzy match {root.confidence:.2f}"
+    if root.occurrences > 1:
+        how += f", {root.occurrences} times up to line {root.last_line}"
     lines.append(
         _style(f"  ROOT CAUSE  {root.id}", root.severity, color, bold=True)
         + f"  ({root.severity}, phase {root.phase or 'unknown'}, line {root.line}{how})"
