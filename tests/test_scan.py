@@ -124,3 +124,18 @@ def test_healthy_startup_reaches_serving(scanner):
     facts = d.run.facts
     assert facts["kv_cache_tokens"] == 43712 and facts["max_concurrency"] == 10.67
     assert facts["available_kv_gib"] == 5.34 and facts["weights_gib"] == 14.99
+
+
+def test_hard_negatives_from_healthy_servers_stay_silent(scanner):
+    """Lines that mention memory without a failure (wordings from real healthy logs)."""
+    lines = [
+        "[2025-01-01 00:00:00 TP0] Capture cuda graph end. Time elapsed: 58.13 s. mem usage=1.99 GB. avail mem=0.00 GB.",
+        "[2025-01-01 00:00:00 TP0] max_total_num_tokens=425984, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+        "max_running_requests=2048, context_len=32768, available_gpu_mem=0.00 GB",
+        "INFO 08-01 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+        "throughput: 1800.4 tokens/s, Running: 64 reqs, Waiting: 0 reqs, GPU KV cache usage: 98.4%, Prefix cache hit rate: 0.0%",
+        "INFO 08-01 10:00:00 [arg_utils.py:1] non-default args: {'gpu_memory_utilization': 0.98, 'max_model_len': 131072}",
+        "$ vllm serve Qwen/Qwen2.5-7B --gpu-memory-utilization 0.99 --enforce-eager",
+    ]
+    run = scanner.run_lines(lines)
+    assert [f.id for f in run.findings if f.severity in ("error", "warning")] == []
