@@ -185,12 +185,13 @@ def _md_line(label: str, text: str) -> str:
 
 
 def search(catalog: Catalog, text: str, limit: int = SEARCH_LIMIT) -> list[tuple[Signature, float, str]]:
-    """The entries whose texts are closest to ``text``: (signature, score, what matched)."""
+    """The problem signatures whose texts are closest to ``text``: (signature, score, what
+    matched). Fact entries are left out: a message someone searches for is a failure."""
     from rapidfuzz import process, utils
 
     choices: list[str] = []
     owners: list[tuple[Signature, str]] = []
-    for sig in catalog.signatures.values():
+    for sig in catalog.problems:
         for what, candidate in _searchable(sig):
             choices.append(candidate)
             owners.append((sig, what))
