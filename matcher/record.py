@@ -20,6 +20,7 @@ SETTINGS = (
     "max_running_requests", "chunked_prefill_size", "max_total_tokens", "max_input_tokens",
     "max_batch_prefill_tokens", "n_ctx", "n_gpu_layers",
 )
+HARDWARE = ("gpu_name", "gpu_count", "tensor_parallel_size")
 KV_FACTS = ("kv_cache_tokens", "gpu_blocks", "cpu_blocks", "max_concurrency", "concurrency_tokens", "max_total_num_tokens")
 
 # (label, fact) rows of the memory picture, inside the budget, in allocation order.
@@ -64,10 +65,19 @@ class RunRecord:
     failed_phase: str | None
     facts: dict[str, Any]
 
+    @property
+    def hardware(self) -> dict[str, Any]:
+        """What the log says about the GPUs: name, count, memory of one device."""
+        found = {key: self.facts[key] for key in HARDWARE if key in self.facts}
+        if self.budget.total_gib is not None:
+            found["gpu_total_gib"] = self.budget.total_gib
+        return found
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "path": self.path, "engine": self.engine, "version": self.version,
             "model": self.settings.get("model"),
+            "hardware": self.hardware,
             "settings": self.settings,
             "memory": {
                 "total_gib": self.budget.total_gib, "gpu_memory_utilization": self.budget.utilization,

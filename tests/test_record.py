@@ -103,3 +103,13 @@ def test_facts_of_a_v0_startup_that_becomes_ready(tmp_path):
     assert rec["settings"]["max_model_len"] == 16384 and rec["settings"]["enforce_eager"] is False
     assert rec["kv_cache"]["gpu_blocks"] == 11245 and rec["kv_cache"]["max_concurrency"] == 10.98
     assert (rec["outcome"], rec["phase_reached"]) == ("ready", "serving")
+
+
+def test_hardware_from_the_ollama_discovery_line(tmp_path):
+    log = tmp_path / "ollama.log"
+    log.write_text('time=2025-03-28T15:48:41.043+09:00 level=INFO source=types.go:130 msg="inference compute" '
+                   'id=GPU-1 library=cuda variant=v12 compute=8.6 driver=12.4 name="NVIDIA GeForce RTX 3090" '
+                   'total="23.7 GiB" available="23.4 GiB"\n')
+    rec = json.loads(invoke("facts", "--format", "json", str(log)).output)
+    assert rec["hardware"] == {"gpu_name": "NVIDIA GeForce RTX 3090", "gpu_total_gib": 23.7}
+    assert "hardware    NVIDIA GeForce RTX 3090, 23.7 GiB" in invoke("facts", str(log)).output

@@ -17,6 +17,13 @@ def render_record(rec: RunRecord) -> str:
     lines.append(f"  engine      {engine}")
     if "model" in rec.settings:
         lines.append(f"  model       {rec.settings['model']}")
+    hardware = rec.hardware
+    if hardware:
+        gpu = hardware.get("gpu_name", "GPU")
+        count = hardware.get("gpu_count") or hardware.get("tensor_parallel_size")
+        total = hardware.get("gpu_total_gib")
+        lines.append(f"  hardware    {f'{count} x ' if count and count != 1 else ''}{gpu}"
+                     + (f", {display(total)} GiB" if total is not None else ""))
     outcome = rec.outcome
     if rec.root_cause:
         outcome += f" in phase {rec.failed_phase or 'unknown'}: {rec.root_cause}"
