@@ -11,7 +11,7 @@ error closes it, and a problem hit is judged with the phase and frames in force 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -183,34 +183,35 @@ class Scanner:
 
     def run_lines(self, lines: Iterable[str | bytes], name: str = "<lines>") -> Run:
         """Scan an iterator of lines (library use); a line without a newline gets one."""
-        state = _RunState(self, Run(name), None)
-        for chunk in _chunks_of_lines(lines):
-            state.feed(chunk)
-        return state.finish()
+        return self.run(_LineStream(lines), name)
 
     def stream(self, name: str, on_finding: Callable[[Finding], None] | None = None) -> _RunState:
         """An incremental scan (pipe mode): feed chunks, then finish()."""
         return _RunState(self, Run(name), on_finding)
 
 
-def _chunks_of_lines(lines: Iterable[str | bytes], size: int = 1 << 20) -> Iterator[Chunk]:
-    buffer: list[bytes] = []
-    length = 0
-    first = 1
-    count = 0
-    for line in lines:
-        data = line.encode("utf-8", "surrogateescape") if isinstance(line, str) else line
-        if not data.endswith(b"\n"):
-            data += b"\n"
-        buffer.append(data)
-        length += len(data)
-        count += 1
-        if length >= size:
-            yield Chunk(b"".join(buffer), first)
-            first += count
-            buffer, length, count = [], 0, 0
-    if buffer:
-        yield Chunk(b"".join(buffer), first)
+class _LineStream:
+    """A readable stream over an iterator of lines, so that lines take the same path as files."""
+
+    def __init__(self, lines: Iterable[str | bytes]) -> None:
+        self._lines = iter(lines)
+        self._pending = b""
+
+    def read(self, size: int = -1) -> bytes:
+        parts, length = [self._pending], len(self._pending)
+        for line in self._lines:
+            data = line.encode("utf-8", "surrogateescape") if isinstance(line, str) else line
+            data = data if data.endswith(b"\n") else data + b"\n"
+            parts.append(data)
+            length += len(data)
+            if 0 <= size <= length:
+                break
+        joined = b"".join(parts)
+        if size < 0:
+            self._pending = b""
+            return joined
+        self._pending = joined[size:]
+        return joined[:size]
 
 
 class _RunState:
