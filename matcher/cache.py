@@ -3,7 +3,7 @@
 A catalog entry is keyed by a SHA-256 of everything a loaded catalog depends on: the logkb
 version, the schema files, and for each catalog root in order its location and every YAML
 file's relative path and bytes. Any change is a different key, so a stale entry is never
-read. The entry holds the validated documents with each pattern's anchors: loading it
+read. The key is found again from the files' stamps while none has changed (catalog_key). The entry holds the validated documents with each pattern's anchors: loading it
 re-creates the signatures without YAML, schema validation or regex linting. Compiled
 Hyperscan databases are kept beside it, keyed by the anchors and the Hyperscan version.
 
@@ -14,10 +14,9 @@ be read is ignored, and a cache that cannot be written is skipped without a word
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,9 +26,9 @@ from . import __version__
 if TYPE_CHECKING:
     from .catalog import Catalog
 
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout changes
 KEEP = 8  # entries of each kind kept; the least recently written go first
-_CATALOG, _DATABASE = "catalog", "hyperscan"
+_CATALOG, _DATABASE, _STAMP = "catalog", "hyperscan", "stamp"
 
 
 def directory() -> Path | None:
@@ -45,29 +44,93 @@ def directory() -> Path | None:
 
 # The modules whose checks a cached catalog has passed: editing one (in a source checkout,
 # where the version does not change) must not let an entry skip a new check.
-_VALIDATING_MODULES = ("cache.py", "catalog.py", "expr.py", "regexlint.py", "upgrade.py")
+_VALIDATING_MODULES = ("cache.py", "catalog.py", "expr.py", "regexlint.py", "upgrade.py", "versions.py")
+# A file changed this close to the moment it was hashed is not trusted by its stamp: a
+# second write within one tick of the file system's clock could leave the stamp unchanged.
+RACY_NS = 2_000_000_000
 
 
 def catalog_key(roots: Sequence[Path], schema_dir: Path) -> str:
     """A hash of logkb's version and validating code, the schemas and every YAML file of
-    every root, in order."""
-    digest = hashlib.sha256(f"logkb {__version__} cache {FORMAT}\0".encode())
-    package = Path(__file__).resolve().parent
-    for module in _VALIDATING_MODULES:
-        _add_file(digest, module, package / module)
-    for schema in sorted(schema_dir.glob("*.json")):
-        _add_file(digest, schema.name, schema)
+    every root, in order.
+
+    Reading and hashing some 130 files costs more than the rest of a short scan, so the hash
+    is also kept under the files' *stamp* (path, size, inode, mtime and ctime of each, as
+    git's index keeps them): while no stamp changes, the stored hash is used without reading
+    a file. Any write changes a file's ctime, so a changed file always means a fresh hash."""
+    inputs = _inputs(roots, schema_dir)
+    stamp = _stamp(inputs)
+    key = _stamped_key(stamp)
+    if key is None:
+        hashed_at = time.time_ns()
+        key = _content_key(inputs)
+        _store_stamp(stamp, key, hashed_at)
+    return key
+
+
+def _inputs(roots: Sequence[Path], schema_dir: Path) -> list[tuple[str, str | None]]:
+    """What the key covers, in order: (label, file), or (a root's label, None) before its files."""
+    from .catalog import yaml_entries
+
+    package = os.path.dirname(__file__)
+    inputs: list[tuple[str, str | None]] = [(module, os.path.join(package, module)) for module in _VALIDATING_MODULES]
+    inputs += [(name, os.path.join(schema_dir, name)) for name in sorted(os.listdir(schema_dir)) if name.endswith(".json")]
     for root in roots:
-        digest.update(f"root\0{root.resolve()}\0".encode())
-        for path in sorted(root.rglob("*.yaml")):
-            _add_file(digest, path.relative_to(root).as_posix(), path)
+        inputs.append((f"root\0{os.path.abspath(root)}", None))
+        inputs += yaml_entries(root)
+    return inputs
+
+
+def _stamp(inputs: list[tuple[str, str | None]]) -> list[Any]:
+    stamp: list[Any] = [__version__, FORMAT]
+    for label, path in inputs:
+        if path is None:
+            stamp.append(label)
+        else:
+            info = os.stat(path)
+            stamp.append([label, info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns])
+    return stamp
+
+
+def _stamp_name(stamp: list[Any]) -> str:
+    import zlib
+
+    return f"{zlib.crc32(json.dumps(stamp).encode()):08x}"
+
+
+def _stamped_key(stamp: list[Any]) -> str | None:
+    """The hash stored under this exact stamp, if every file was older than RACY_NS when hashed."""
+    raw = _read(_STAMP, _stamp_name(stamp), ".json")
+    if raw is None:
+        return None
+    try:
+        entry = json.loads(raw)
+        newest = max((max(item[3], item[4]) for item in stamp if isinstance(item, list)), default=0)
+        if entry["stamp"] == stamp and newest < entry["hashed_at"] - RACY_NS:
+            return str(entry["key"])
+    except (ValueError, KeyError, TypeError, IndexError):
+        pass
+    return None
+
+
+def _store_stamp(stamp: list[Any], key: str, hashed_at: int) -> None:
+    entry = {"stamp": stamp, "key": key, "hashed_at": hashed_at}
+    _write(_STAMP, _stamp_name(stamp), ".json", json.dumps(entry).encode())
+
+
+def _content_key(inputs: list[tuple[str, str | None]]) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(f"logkb {__version__} cache {FORMAT}\0".encode())
+    for label, path in inputs:
+        if path is None:
+            digest.update(label.encode() + b"\0")
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            digest.update(f"{label}\0{len(data)}\0".encode())
+            digest.update(data)
     return digest.hexdigest()
-
-
-def _add_file(digest: Any, name: str, path: Path) -> None:
-    data = path.read_bytes()
-    digest.update(f"{name}\0{len(data)}\0".encode())
-    digest.update(data)
 
 
 def load_catalog_entry(key: str) -> Catalog | None:
@@ -83,7 +146,8 @@ def load_catalog_entry(key: str) -> Catalog | None:
             return None
         signatures = {}
         for item in entry["signatures"]:
-            sig = compile_validated(item["doc"], Path(item["path"]), [tuple(a) for a in item["anchors"]])
+            sig = compile_validated(item["doc"], Path(item["path"]), [tuple(a) for a in item["anchors"]],
+                                    item["reviewed"])
             signatures[sig.id] = sig
         return Catalog(
             version=entry["version"], schema_version=entry["schema_version"], signatures=signatures,
@@ -102,7 +166,8 @@ def store_catalog_entry(key: str, catalog: Catalog) -> None:
         "manifest": catalog.manifest,
         "roots": [str(r) for r in catalog.roots],
         "signatures": [
-            {"path": str(sig.path), "doc": sig.doc, "anchors": [list(p.anchors) for p in sig.patterns]}
+            {"path": str(sig.path), "doc": sig.doc, "anchors": [list(p.anchors) for p in sig.patterns],
+             "reviewed": sig.reviewed}
             for sig in catalog.signatures.values()
         ],
     }
@@ -116,6 +181,8 @@ def store_catalog_entry(key: str, catalog: Catalog) -> None:
 
 
 def database_key(anchors: Iterable[tuple[bytes, bool]], engine_version: str) -> str:
+    import hashlib
+
     digest = hashlib.sha256(f"logkb {__version__} hyperscan {engine_version}\0".encode())
     for literal, caseless in anchors:
         digest.update(b"%d\0%d\0" % (caseless, len(literal)) + literal)
@@ -145,6 +212,8 @@ def _write(kind: str, key: str, suffix: str, data: bytes) -> None:
     folder = directory()
     if folder is None:
         return
+    import tempfile
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{kind}-", dir=folder)

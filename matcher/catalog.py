@@ -11,19 +11,17 @@ file and the key path.
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-import regex
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from . import expr
-from .regexlint import RegexLintError, lint
 from .upgrade import upgrade
+from .versions import InvalidRange, VersionRange
 
 SCHEMA_VERSION = 1
 MAX_FILE_BYTES = 256 * 1024
@@ -40,19 +38,38 @@ def data_dir(name: str) -> Path:
     return packaged if packaged.is_dir() else _PACKAGE_DIR.parent / name
 
 
+# A compiled ``re`` or ``regex`` pattern: both have the search/groupdict/groupindex interface.
+CompiledRegex = Any
+
+
+def compile_regex(source: str, ignore_case: bool = False, reviewed: bool = False) -> CompiledRegex:
+    """Compile a catalog regex with the engine its origin calls for.
+
+    A reviewed regex (the built-in catalog) runs on the standard library's ``re``: linting
+    keeps every catalog regex in the RE2 subset, where ``re`` and ``regex`` agree, and ``re``
+    is already imported and compiles about three times faster. An overlay's regex, which
+    nobody here reviewed, runs on ``regex``, whose searches take a time budget (scan.py)."""
+    if reviewed:
+        return re.compile(source, re.IGNORECASE if ignore_case else 0)
+    import regex
+
+    return regex.compile(source, regex.IGNORECASE if ignore_case else 0)
+
+
 class LazyRegex:
     """A regex compiled on its first search: a catalog from the cache has dozens of exclusion
     and frame regexes that a short log never needs."""
 
-    __slots__ = ("source", "_compiled")
+    __slots__ = ("source", "reviewed", "_compiled")
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, reviewed: bool) -> None:
         self.source = source
-        self._compiled: regex.Pattern | None = None
+        self.reviewed = reviewed
+        self._compiled: CompiledRegex | None = None
 
-    def search(self, text: str, **options: Any) -> regex.Match | None:
+    def search(self, text: str, **options: Any) -> Any:
         if self._compiled is None:
-            self._compiled = regex.compile(self.source)
+            self._compiled = compile_regex(self.source, reviewed=self.reviewed)
         return self._compiled.search(text, **options)
 
 
@@ -61,15 +78,16 @@ class Pattern:
     source: str
     anchors: tuple[str, ...]
     ignore_case: bool
-    versions: SpecifierSet | None
+    versions: VersionRange | None
     phase: str | None = None
     severity: str | None = None
     engine: str | None = None  # whose versions ``versions`` counts in (default: the signature's first engine)
+    reviewed: bool = False  # from the built-in catalog: see compile_regex
 
     @cached_property
-    def compiled(self) -> regex.Pattern:
+    def compiled(self) -> CompiledRegex:
         """Compiled on first use: a scan confirms only the patterns whose anchors it meets."""
-        return regex.compile(self.source, regex.IGNORECASE if self.ignore_case else 0)
+        return compile_regex(self.source, self.ignore_case, self.reviewed)
 
 
 @dataclass
@@ -81,12 +99,13 @@ class Signature:
     doc: dict[str, Any]
     path: Path
     patterns: list[Pattern]
-    exclude: list[regex.Pattern | LazyRegex]
-    frames: list[regex.Pattern | LazyRegex]
+    exclude: list[CompiledRegex | LazyRegex]
+    frames: list[CompiledRegex | LazyRegex]
     context_phases: frozenset[str]
     context_requires: expr.Expression | None
-    engines: dict[str, SpecifierSet | None]
+    engines: dict[str, VersionRange | None]
     expressions: dict[str, expr.Expression] = field(default_factory=dict)
+    reviewed: bool = False  # shipped in the built-in catalog (not an overlay): see compile_regex
 
     @property
     def title(self) -> str:
@@ -141,12 +160,8 @@ class Signature:
 
     def version_in_range(self, engine: str, version: str) -> bool | None:
         """None when the signature says nothing about that engine or the version is unparsable."""
-        if engine not in self.engines or self.engines[engine] is None:
-            return None
-        try:
-            return Version(version) in self.engines[engine]  # type: ignore[operator]
-        except InvalidVersion:
-            return None
+        version_range = self.engines.get(engine)
+        return None if version_range is None else version_range.contains(version)
 
 
 @dataclass
@@ -196,10 +211,10 @@ def load_catalog(overlays: Iterable[str | Path] = (), builtin: bool = True, chec
         if index == 0:
             manifest = root_manifest
         overrides = set(root_manifest.get("overrides", []))
-        for path in sorted(root.rglob("*.yaml")):
+        for path in yaml_files(root):
             if path.name == "catalog.yaml" and path.parent == root:
                 continue
-            sig = load_signature(path, validator)
+            sig = load_signature(path, validator, reviewed=builtin and index == 0)
             if sig.id in signatures and sig.id not in overrides:
                 raise CatalogError(
                     f"{path}: id: {sig.id!r} is already defined in {signatures[sig.id].path} "
@@ -223,6 +238,22 @@ def load_catalog(overlays: Iterable[str | Path] = (), builtin: bool = True, chec
 
         cache.store_catalog_entry(key, catalog)
     return catalog
+
+
+def yaml_files(root: Path) -> list[Path]:
+    """The catalog files below ``root`` in load order (sorted by path components; symbolic
+    links to directories are not entered)."""
+    return [Path(path) for _, path in yaml_entries(root)]
+
+
+def yaml_entries(root: str | Path) -> list[tuple[str, str]]:
+    """(path relative to ``root`` with '/' separators, path) of each catalog file, in load order."""
+    found: list[tuple[list[str], str]] = []
+    top = os.fspath(root)
+    for folder, _dirs, files in os.walk(top):
+        below = os.path.relpath(folder, top).split(os.sep) if folder != top else []
+        found += [(below + [name], os.path.join(folder, name)) for name in files if name.endswith(".yaml")]
+    return [("/".join(parts), path) for parts, path in sorted(found)]
 
 
 def _cache_key(roots: list[Path]) -> str | None:
@@ -291,11 +322,12 @@ def _shares_nodes(doc: Any) -> bool:
     return False
 
 
-def load_signature(path: Path, validator: Any | None = None) -> Signature:
+def load_signature(path: Path, validator: Any | None = None, reviewed: bool = False) -> Signature:
+    """One catalog file, validated and compiled; ``reviewed`` for the built-in catalog's files."""
     doc = upgrade(read_yaml(path), SCHEMA_VERSION)
     validator = validator or _validator("signature.schema.json")
     _validate(doc, validator, path)
-    return _compile(doc, path)
+    return _compile(doc, path, reviewed)
 
 
 def _load_manifest(root: Path) -> dict[str, Any]:
@@ -336,12 +368,15 @@ def _short(message: str) -> str:
     return message if len(message) <= 200 else message[:197] + "..."
 
 
-def _spec(value: str | None, path: Path, key: str) -> SpecifierSet | None:
+def _spec(value: str | None, path: Path, key: str, checked: bool = True) -> VersionRange | None:
+    """The range at ``key``; parsed now when ``checked`` (a cached document already passed)."""
     if value is None:
         return None
+    if not checked:
+        return VersionRange(value)
     try:
-        return SpecifierSet(value)
-    except InvalidSpecifier:
+        return VersionRange.checked(value)
+    except InvalidRange:
         raise CatalogError(f"{path}: {key}: {value!r} is not a PEP 440 version specifier") from None
 
 
@@ -349,25 +384,37 @@ def _pattern_anchors(source: str, path: Path, key: str, ignore_case: bool) -> tu
     """Lint a match pattern and return its anchors. The pattern itself is compiled lazily
     (Pattern.compiled): the linter's parse already proved the syntax, and a scan compiles only
     the patterns whose anchors it meets."""
+    from .regexlint import RegexLintError, lint
+
     try:
         return lint(source, ignore_case).literals
     except RegexLintError as exc:
         raise CatalogError(f"{path}: {key}: regex {exc}") from None
 
 
-def _compile_regex(source: str, path: Path, key: str) -> regex.Pattern:
+def _compile_regex(source: str, path: Path, key: str, reviewed: bool) -> CompiledRegex:
     """Lint (shape only: exclusions and frame patterns need no anchor) and compile."""
+    from .regexlint import RegexLintError
+
     try:
         lint_shape_only(source)
-        return regex.compile(source)
+        return compile_regex(source, reviewed=reviewed)
     except RegexLintError as exc:
         raise CatalogError(f"{path}: {key}: regex {exc}") from None
-    except regex.error as exc:
+    except (re.error, _regex_error()) as exc:
         raise CatalogError(f"{path}: {key}: regex does not compile: {exc}") from None
+
+
+def _regex_error() -> type[Exception]:
+    import regex
+
+    return regex.error
 
 
 def lint_shape_only(source: str) -> None:
     """Syntax and backtracking checks without requiring an anchor (frames, exclusions)."""
+    from .regexlint import RegexLintError, lint
+
     try:
         lint(source)
     except RegexLintError as exc:
@@ -375,13 +422,13 @@ def lint_shape_only(source: str) -> None:
             raise
 
 
-def compile_validated(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]]) -> Signature:
+def compile_validated(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], reviewed: bool) -> Signature:
     """A signature from a document that already passed validation (the cache), with each
     pattern's anchors as the linter found them: no schema, no lint, regexes compiled lazily."""
-    return _compile(doc, path, anchors)
+    return _compile(doc, path, reviewed, anchors)
 
 
-def _compile(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]] | None = None) -> Signature:
+def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tuple[str, ...]] | None = None) -> Signature:
     match = doc["match"]
     patterns = []
     for i, item in enumerate(match["patterns"]):
@@ -391,17 +438,18 @@ def _compile(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]] | N
         else:
             pattern_anchors = anchors[i]
         patterns.append(
-            Pattern(item["regex"], pattern_anchors, ignore_case, _spec(item.get("versions"), path, f"match.patterns[{i}].versions"),
-                    item.get("phase"), item.get("severity"), item.get("engine"))
+            Pattern(item["regex"], pattern_anchors, ignore_case, _spec(item.get("versions"), path, f"match.patterns[{i}].versions", anchors is None),
+                    item.get("phase"), item.get("severity"), item.get("engine"), reviewed)
         )
     context = match.get("context", {})
     if anchors is None:
-        exclude = [_compile_regex(s, path, f"match.exclude[{i}]") for i, s in enumerate(match.get("exclude", []))]
-        frames = [_compile_regex(s, path, f"match.context.frames[{i}]") for i, s in enumerate(context.get("frames", []))]
+        exclude = [_compile_regex(s, path, f"match.exclude[{i}]", reviewed) for i, s in enumerate(match.get("exclude", []))]
+        frames = [_compile_regex(s, path, f"match.context.frames[{i}]", reviewed)
+                  for i, s in enumerate(context.get("frames", []))]
     else:  # from the cache: already proven to compile; compiled on first use
-        exclude = [LazyRegex(s) for s in match.get("exclude", [])]
-        frames = [LazyRegex(s) for s in context.get("frames", [])]
-    engines = {e["name"]: _spec(e.get("versions"), path, f"engines[{i}].versions") for i, e in enumerate(doc["engines"])}
+        exclude = [LazyRegex(s, reviewed) for s in match.get("exclude", [])]
+        frames = [LazyRegex(s, reviewed) for s in context.get("frames", [])]
+    engines = {e["name"]: _spec(e.get("versions"), path, f"engines[{i}].versions", anchors is None) for i, e in enumerate(doc["engines"])}
     sources = _expression_sources(doc)
     if anchors is None:
         expressions: dict[str, expr.Expression] = {}
@@ -416,7 +464,7 @@ def _compile(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]] | N
     return Signature(
         id=doc["id"], kind=doc["kind"], doc=doc, path=path, patterns=patterns, exclude=exclude,
         frames=frames, context_phases=frozenset(context.get("phases", [])), context_requires=requires,
-        engines=engines, expressions=expressions,
+        engines=engines, expressions=expressions, reviewed=reviewed,
     )
 
 

@@ -8,6 +8,7 @@ at or above --fail-on, 1 findings, 2 usage, input or catalog error. Findings go 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -58,3 +59,33 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 def main() -> None:
     """Diagnose GPU-memory failures in LLM-serving logs (vLLM, TGI, SGLang, llama.cpp,
     Ollama, PyTorch) and print an ordered checklist of checks and fixes."""
+
+
+def run() -> None:
+    """The ``logkb`` console script: :func:`main`, then a quick exit.
+
+    Once the report is written nothing needs the interpreter's teardown (freeing every
+    module, the compiled catalog and the Hyperscan database), which costs about as much as
+    scanning a short log. So the streams are flushed and the process ends with ``os._exit``,
+    with the status ``sys.exit`` would have given (120 when stdout cannot be flushed)."""
+    try:
+        main()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        status = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status)

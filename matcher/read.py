@@ -7,10 +7,8 @@ than ``MAX_LINE`` is handed on in pieces that share its line number.
 
 from __future__ import annotations
 
-import gzip
 import os
 import sys
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -42,6 +40,8 @@ def open_input(path: str) -> BinaryIO:
     except OSError as exc:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
     if path.endswith(".gz"):
+        import gzip
+
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     return raw
 
@@ -90,7 +90,7 @@ def read_blocks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Iterator
     while True:
         try:
             count = fill(view[filled: filled + size])
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        except _corrupt_data() as exc:
             if filled:
                 yield bytes(view[:filled])
             raise ReadError(name, f"truncated or corrupt gzip data ({exc})") from None
@@ -112,6 +112,14 @@ def read_blocks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Iterator
         buffer[:filled] = bytes(view[cut + 1: end])
     if filled:
         yield bytes(view[:filled])
+
+
+def _corrupt_data() -> tuple[type[Exception], ...]:
+    """What a truncated or corrupt .gz raises (gzip is imported only where it is needed)."""
+    import gzip
+    import zlib
+
+    return EOFError, gzip.BadGzipFile, zlib.error
 
 
 def _filler(stream: BinaryIO) -> Callable[[memoryview], int]:

@@ -11,17 +11,16 @@ error closes it, and a problem hit is judged with the phase and frames in force 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, BinaryIO
 
-import regex
-from packaging.version import InvalidVersion, Version
-
 from . import facts as factlib
-from .catalog import Catalog, Pattern, Signature, data_dir
+from .catalog import Catalog, CompiledRegex, LazyRegex, Pattern, Signature
 from .normalize import is_request_echo, normalize
-from .prefilter import Anchor, Candidate, make_prefilter, prefiltered
+from .prefilter import Anchor, Candidate, Prefilter, make_prefilter, prefiltered, small_input_engine
 from .read import Chunk, ReadError, read_blocks
 
 _ENGINE_AGNOSTIC = {"any", "pytorch", "cuda", "linux", "nccl"}
@@ -41,12 +40,12 @@ FUZZY_MIN_LENGTH = 0.6  # a gated line must be at least this fraction of the tem
 FUZZY_CONFIDENCE = 0.7  # a fuzzy hit's confidence is its score x this
 OFF_RANGE_CONFIDENCE = 0.6  # multiplier when the log's engine version is outside the range
 
-_TRACEBACK = b"Traceback (most recent call last)"
-_FRAME = b'File "'
+_TRACEBACK = "Traceback (most recent call last)"
+_FRAME = 'File "'
 _GATE_WORDS = (b"error", b"out of memory", b"failed", b"not enough", b"insufficient",
                b"cannot allocate", b"unable to allocate", b"killed")
-_GATE = regex.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate|unable to allocate|killed")
-_FRAME_LINE = regex.compile(r'^\s*File "[^"]*", line \d+')
+_GATE = re.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate|unable to allocate|killed")
+_FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
 
 @dataclass
@@ -108,9 +107,9 @@ class Run:
 
 @dataclass
 class _Target:
-    """What an anchor leads to: signature indices, or a structural marker."""
+    """What an anchor leads to: (signature, pattern) indices, or a structural marker."""
 
-    signatures: set[int] = field(default_factory=set)
+    patterns: set[tuple[int, int]] = field(default_factory=set)
     traceback: bool = False
     frame: bool = False
     gate: bool = False
@@ -133,29 +132,38 @@ class Scanner:
             return targets[index_of[key]]
 
         self.frame_entries = [s for s in self.signatures if s.frame_scoped]
-        builtin = data_dir("kb").resolve()
-        self.timeouts = [None if builtin in s.path.resolve().parents else REGEX_TIMEOUT for s in self.signatures]
-        self.timeout_of = {s.id: t for s, t in zip(self.signatures, self.timeouts)}
         self._frame_phases: dict[str, str | None] = {}
         # On one line, facts and phase markers apply before the problems they give context to.
         self.fact_first = lambda i: (self.signatures[i].kind != "fact", i)
         for i, sig in enumerate(self.signatures):
             if sig.frame_scoped:
                 continue
-            for pattern in sig.patterns:
+            for j, pattern in enumerate(sig.patterns):
                 for literal in pattern.anchors:
-                    target_for(literal.encode("utf-8"), pattern.ignore_case).signatures.add(i)
-        target_for(_TRACEBACK, False).traceback = True
-        target_for(_FRAME, False).frame = True
+                    for form in (literal, *_json_forms(literal)):
+                        target_for(form.encode("utf-8"), pattern.ignore_case).patterns.add((i, j))
+        for form in (_TRACEBACK, *_json_forms(_TRACEBACK)):
+            target_for(form.encode(), False).traceback = True
+        for form in (_FRAME, *_json_forms(_FRAME)):
+            target_for(form.encode(), False).frame = True
         for word in _GATE_WORDS:
             target_for(word, True).gate = True
         self.anchors = anchors
         self._targets = targets
-        self.prefilter = make_prefilter(anchors)
         self._fuzzy = [
             (sig, item["template"], float(item.get("threshold", 88)))
             for sig in self.signatures if sig.kind == "problem" for item in sig.fuzzy
         ]
+
+    @cached_property
+    def prefilter(self) -> Prefilter:
+        """The configured engine (prefilter.engine_name), built on first use."""
+        return make_prefilter(self.anchors)
+
+    def prefilter_for(self, size: int | None) -> Prefilter:
+        """The engine for an input that is one block of ``size`` bytes (None: several)."""
+        engine = small_input_engine(size)
+        return self.prefilter if engine is None else make_prefilter(self.anchors, engine)
 
     def frame_phase(self, frame: str) -> str | None:
         """The phase a traceback frame line implies (innermost matching entry wins), memoised:
@@ -165,7 +173,7 @@ class Scanner:
                 self._frame_phases.clear()
             self._frame_phases[frame] = next(
                 (e.enters_phase for e in reversed(self.frame_entries)
-                 if e.enters_phase and _confirm(e, frame, self.timeout_of[e.id]) is not None), None)
+                 if e.enters_phase and _confirm(e, frame) is not None), None)
         return self._frame_phases[frame]
 
     # -- public ---------------------------------------------------------------------------
@@ -175,7 +183,7 @@ class Scanner:
         state = _RunState(self, Run(name), on_finding)
         line = 1
         try:
-            for block, candidates in prefiltered(self.prefilter, read_blocks(stream, name)):
+            for block, candidates in prefiltered(self.prefilter_for, read_blocks(stream, name)):
                 line += state.scan_block(block, line, candidates)
         except ReadError as exc:
             raise exc.at_line(line) from None
@@ -267,9 +275,9 @@ class _RunState:
             if phase is not None:
                 self.frame_phase = phase
             return
-        indices = frozenset().union(*(t.signatures for t in targets))
+        wanted = frozenset().union(*(t.patterns for t in targets))
         problem_hit = False
-        for index, hit in self._confirmations(text, indices):
+        for index, hit in self._confirmations(text, wanted):
             sig = self.scanner.signatures[index]
             if sig.kind == "fact":
                 self._fact(sig, hit.values, line_no)
@@ -296,23 +304,28 @@ class _RunState:
             self._messages[raw] = text
         return text
 
-    def _confirmations(self, text: str, indices: frozenset[int]) -> list[tuple[int, Hit]]:
+    def _confirmations(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
         """Signatures whose full regex matches the line, memoised: servers repeat messages."""
         if len(text) > MEMO_LINE:
-            return self._confirm_all(text, indices)
-        key = (text, indices)
+            return self._confirm_all(text, wanted)
+        key = (text, wanted)
         hits = self._confirmed.get(key)
         if hits is None:
-            hits = self._confirm_all(text, indices)
+            hits = self._confirm_all(text, wanted)
             if len(self._confirmed) >= CONFIRM_CACHE:
                 self._confirmed.clear()
             self._confirmed[key] = hits
         return hits
 
-    def _confirm_all(self, text: str, indices: frozenset[int]) -> list[tuple[int, Hit]]:
+    def _confirm_all(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
+        """Each signature tries, in catalog order, only its patterns whose anchor is on the
+        line: the others cannot match, and a short log then compiles a few regexes, not all."""
+        patterns: dict[int, set[int]] = {}
+        for index, pattern in wanted:
+            patterns.setdefault(index, set()).add(pattern)
         hits = []
-        for index in sorted(indices, key=self.scanner.fact_first):
-            hit = _confirm(self.scanner.signatures[index], text, self.scanner.timeouts[index])
+        for index in sorted(patterns, key=self.scanner.fact_first):
+            hit = _confirm(self.scanner.signatures[index], text, patterns[index])
             if hit is not None:
                 hits.append((index, hit))
         return hits
@@ -377,7 +390,7 @@ class _RunState:
         in_range = sig.version_in_range(engine_name, str(version)) if version and wording_engine == engine_name else None
         if in_range is not False and version and pattern is not None and pattern.versions is not None \
                 and wording_engine == engine_name:
-            in_range = _version_in(str(version), pattern.versions)
+            in_range = pattern.versions.contains(str(version))
         if in_range is False:
             confidence *= OFF_RANGE_CONFIDENCE
             notes.append(f"the log's {engine_name} {version} is outside the versions known to print this wording")
@@ -423,8 +436,7 @@ class _RunState:
     def _context_holds(self, sig: Signature, values: dict[str, Any], frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phase in sig.context_phases:
             return True
-        timeout = self.scanner.timeout_of[sig.id]
-        if sig.frames and any(_search(p, text, timeout) for p in sig.frames for _, text in frames):
+        if sig.frames and any(_search(p, text, _budget(sig)) for p in sig.frames for _, text in frames):
             return True
         if sig.context_requires is not None:
             from .expr import Unknown
@@ -457,14 +469,32 @@ class _RunState:
             sig, template, threshold = self.scanner._fuzzy[index]
             if score < threshold or sig.id in self.by_id or len(text) < FUZZY_MIN_LENGTH * len(template):
                 continue  # partial_ratio scores a short line 100 against any template containing it
-            if any(_search(ex, text, REGEX_TIMEOUT) for ex in sig.exclude):
+            if any(_search(ex, text, _budget(sig)) for ex in sig.exclude):
                 continue
             saved_phase, self.phase = self.phase, phase
             self._problem(sig, {}, text, line_no, "fuzzy", score / 100 * FUZZY_CONFIDENCE, context)
             self.phase = saved_phase
 
 
-def _search(pattern: regex.Pattern, text: str, timeout: float | None) -> regex.Match | None:
+def _json_forms(literal: str) -> list[str]:
+    """An anchor as it appears inside a JSON string, where a log shipper wrapped the line
+    (Docker's json-file driver, Fluent Bit, Vector): quotes and backslashes escaped, and with
+    Go's encoder also <, > and & as \\u003c, \\u003e and \\u0026. The full regex then runs on
+    the unwrapped message (normalize.py)."""
+    plain = literal.replace("\\", "\\\\").replace('"', '\\"')
+    go = plain.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return [form for form in dict.fromkeys((plain, go)) if form != literal]
+
+
+def _budget(sig: Signature) -> float | None:
+    """Seconds one search of ``sig``'s regexes may take on one line: catalog linting rules out
+    catastrophic patterns; overlay signatures, which nobody here reviewed, also search under a
+    time budget as defence in depth. The budget costs several times the search itself, so the
+    built-in catalog runs without it (on ``re``, which has none)."""
+    return None if sig.reviewed else REGEX_TIMEOUT
+
+
+def _search(pattern: CompiledRegex | LazyRegex, text: str, timeout: float | None) -> Any:
     if timeout is None:
         return pattern.search(text)
     try:
@@ -479,23 +509,16 @@ class Hit:
     pattern: Pattern  # the first pattern that matched
 
 
-def _version_in(version: str, spec: Any) -> bool | None:
-    try:
-        return Version(version) in spec
-    except InvalidVersion:
-        return None
-
-
-def _confirm(sig: Signature, text: str, timeout: float | None = REGEX_TIMEOUT) -> Hit | None:
+def _confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | None:
     """The facts of a confirmed hit, or None. A problem takes its first matching pattern;
     a fact entry merges every pattern that matches (one line can state several settings).
-
-    Catalog linting rules out catastrophic patterns; overlay signatures, which nobody here
-    reviewed, also search under a time budget (``timeout``) as defence in depth. The budget
-    costs several times the search itself, so the built-in catalog runs without it."""
+    ``only``: the indices of the patterns to try (default: all)."""
+    timeout = _budget(sig)
     values: dict[str, Any] | None = None
     first: Pattern | None = None
-    for pattern in sig.patterns:
+    for index, pattern in enumerate(sig.patterns):
+        if only is not None and index not in only:
+            continue
         match = _search(pattern.compiled, text, timeout)
         if match is None:
             continue

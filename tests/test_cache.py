@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,47 @@ def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path:
     overlay(root, title="Second title")
     assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "Second title"
     assert len(catalog_entries(cache_dir)) == 2
+
+
+def _count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    content_key = cache._content_key
+    monkeypatch.setattr(cache, "_content_key", lambda inputs: calls.append(1) or content_key(inputs))
+    return calls
+
+
+def test_unchanged_files_are_known_by_their_stamp_without_hashing(cache_dir: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = overlay(tmp_path / "overlay")
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    hashed = _count_hashing(monkeypatch)
+    load_catalog([root], builtin=False)
+    assert hashed == [1]
+    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"
+    assert hashed == [1]
+
+
+def test_files_written_just_before_hashing_are_hashed_again(cache_dir: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    root = overlay(tmp_path / "overlay")  # written now: within RACY_NS of the first hash
+    hashed = _count_hashing(monkeypatch)
+    load_catalog([root], builtin=False)
+    load_catalog([root], builtin=False)
+    assert hashed == [1, 1]
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(cache_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    root = overlay(tmp_path / "overlay")
+    path = root / "test" / "thing.yaml"
+    before = path.stat()
+    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"
+    time.sleep(0.05)  # past one tick of the file system's coarse clock, which RACY_NS=0 no longer waits for
+    overlay(root, title="Other title")  # same length
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "Other title"
 
 
 def test_a_broken_edit_is_reported_not_hidden_by_the_cache(cache_dir: Path, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ DOCS = ROOT / "docs" / "signatures"
 SECTIONS = ("WHAT IT MEANS", "PHASE", "WHY IT HAPPENS", "CHECKS", "FIXES, IN ORDER", "HOW TO VERIFY",
             "REFERENCES", "VERSIONS AND ENGINES", "STATUS", "RELATED")
 _LOAD_SIGNATURE = catalog_module.load_signature
-_SIGNATURES: dict[tuple[str, bytes], Any] = {}
+_SIGNATURES: dict[tuple[str, bytes, bool], Any] = {}
 WIDGET_LINE = "ERROR 05-01 10:00:00 [pool.py:12] Widget pool exhausted: requested 3 widgets, 0 left"
 
 
@@ -43,10 +43,10 @@ def _parse_each_catalog_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "load_signature", _cached_load_signature)
 
 
-def _cached_load_signature(path: Path, validator: Any = None) -> Any:
-    key = (str(Path(path).resolve()), Path(path).read_bytes())
+def _cached_load_signature(path: Path, validator: Any = None, reviewed: bool = False) -> Any:
+    key = (str(Path(path).resolve()), Path(path).read_bytes(), reviewed)
     if key not in _SIGNATURES:
-        _SIGNATURES[key] = _LOAD_SIGNATURE(path, validator)
+        _SIGNATURES[key] = _LOAD_SIGNATURE(path, validator, reviewed)
     return _SIGNATURES[key]
 
 

@@ -127,6 +127,6 @@ def test_lookahead_keeps_order_and_raises_after_earlier_blocks() -> None:
 
     seen = []
     with pytest.raises(OSError, match="disk gone"):
-        for block, candidates in prefiltered(_SlowEngine(), source()):
+        for block, candidates in prefiltered(lambda _size: _SlowEngine(), source()):
             seen.append((len(block), candidates))
     assert seen == [(n, [n]) for n in range(1, 30)]

@@ -39,6 +39,7 @@ from ..catalog import (
     load_catalog,
     load_signature,
     read_yaml,
+    yaml_files,
 )
 from ..corpus import Sample, check, discover
 from ..scan import Scanner
@@ -79,7 +80,7 @@ class Targets:
         for path in paths:
             if path.is_dir():
                 roots.append(path)
-                files += [p for p in sorted(path.rglob("*.yaml")) if p != path / "catalog.yaml"]
+                files += [p for p in yaml_files(path) if p != path / "catalog.yaml"]
             else:
                 files.append(path)
         unique = {p.resolve(): p for p in reversed(files)}

@@ -1,0 +1,39 @@
+"""Logs shipped as JSON: every corpus log, wrapped line by line the way Docker's json-file
+driver writes it (quotes and backslashes escaped, and <, > and & as \\u003c, \\u003e and
+\\u0026, as Go's encoder does), gets the same diagnosis as the raw log. Anchors holding a
+quote (Ollama's msg="...") or '<=' (TGI's token limits) must still reach the regexes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from matcher.api import diagnose_lines, diagnose_path
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+LOGS = sorted(CORPUS.rglob("*.log"))
+
+
+def docker_json_file(line: str) -> str:
+    body = json.dumps(line, ensure_ascii=False)
+    body = body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return '{"log":%s,"stream":"stderr","time":"2026-01-01T00:00:00.000000000Z"}\n' % body
+
+
+def outcome(report: dict) -> tuple:
+    return report["root_cause"], report["phase"], sorted(f["id"] for f in report["findings"])
+
+
+def test_the_wrapping_escapes_what_the_anchors_hold() -> None:
+    line = 'level=WARN msg="model request too large for system" `max_new_tokens` must be <= 5'
+    wrapped = docker_json_file(line)
+    assert '\\"model request' in wrapped and "\\u003c=" in wrapped and "<" not in wrapped
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.relative_to(CORPUS).as_posix())
+def test_a_log_wrapped_as_docker_json_is_diagnosed_like_the_raw_log(log: Path) -> None:
+    lines = log.read_bytes().decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    wrapped = diagnose_lines([docker_json_file(line) for line in lines], name=str(log))
+    assert outcome(wrapped) == outcome(diagnose_path(str(log)))
