@@ -19,6 +19,7 @@ from .read import InputError, open_input
 from .report import FileReport, build_report, file_dict
 from .scan import Run, Scanner
 from .selection import select
+from .split import worth_splitting
 
 
 @lru_cache(maxsize=8)
@@ -28,12 +29,15 @@ def scanner(catalogs: tuple[str, ...] = ()) -> Scanner:
     return Scanner(select(load_catalog(catalogs)))
 
 
-def scan_path(engine: Scanner, path: str, redact: bool = True) -> FileReport:
-    """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the error."""
+def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) -> FileReport:
+    """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the
+    error. With ``jobs`` > 1 a large regular file is searched by that many worker processes."""
     name = "<stdin>" if path == "-" else path
     stream = None
     try:
         stream = open_input(path)
+        if worth_splitting(path, jobs):
+            return build_report(engine.run_split(path, name, jobs), redact)
         return build_report(engine.run(stream, name), redact)
     except InputError as exc:
         return build_report(Run(name), redact, error=str(exc))

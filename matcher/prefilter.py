@@ -32,6 +32,7 @@ LOOKAHEAD = WORKERS + 1  # blocks in flight: memory stays LOOKAHEAD x (block + i
 # one: its bytes.find per literal takes ~1.5 ms on 16 KiB, less than importing Hyperscan and
 # loading its database (~2 ms), and both engines find the same candidates.
 SMALL_INPUT = 16 * 1024
+MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,16 @@ class Candidate:
     end: int  # exclusive, before the newline
     anchors: set[int]
     first_pos: int  # where the earliest anchor occurrence on the line starts
+
+
+def message_window(candidate: Candidate) -> tuple[int, int]:
+    """The part of a candidate line that the regexes see: all of it, or for a line longer than
+    MATCH_WINDOW the window around its first anchor."""
+    start, end = candidate.start, candidate.end
+    if end - start > MATCH_WINDOW:
+        start = max(start, candidate.first_pos - MATCH_WINDOW // 2)
+        end = min(end, start + MATCH_WINDOW)
+    return start, end
 
 
 class Prefilter(Protocol):

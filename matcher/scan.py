@@ -15,18 +15,29 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import facts as factlib
 from .catalog import Catalog, CompiledRegex, LazyRegex, Pattern, Signature
 from .normalize import is_request_echo, normalize
-from .prefilter import Anchor, Candidate, Prefilter, make_prefilter, prefiltered, small_input_engine
+from .prefilter import (
+    Anchor,
+    Candidate,
+    Prefilter,
+    engine_name,
+    make_prefilter,
+    message_window,
+    prefiltered,
+    small_input_engine,
+)
 from .read import Chunk, ReadError, read_blocks
+
+if TYPE_CHECKING:
+    from .split import Segment
 
 _ENGINE_AGNOSTIC = {"any", "pytorch", "cuda", "linux", "nccl"}
 _EMBEDDED = {"ollama": {"llamacpp"}}  # engines whose output another one relays
 
-MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
@@ -189,6 +200,25 @@ class Scanner:
             raise exc.at_line(line) from None
         return state.finish()
 
+    def run_split(self, path: str, name: str, jobs: int, segment_size: int | None = None) -> Run:
+        """Scan a large regular file with ``jobs`` worker processes (see split.py): the same
+        Run as :meth:`run`, with the reading and prefiltering spread over cores."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        from . import split
+
+        state = _RunState(self, Run(name), None)
+        line = 1
+        try:
+            for segment in split.scan_segments(path, self.anchors, engine_name(), jobs,
+                                               segment_size or split.SEGMENT_SIZE):
+                line += state.scan_segment(segment, line)
+                if segment.error is not None:
+                    raise ReadError(name, segment.error).at_line(line)
+        except BrokenProcessPool as exc:
+            raise ReadError(name, f"a worker process died ({exc}); try --jobs 1").at_line(line) from None
+        return state.finish()
+
     def run_lines(self, lines: Iterable[str | bytes], name: str = "<lines>") -> Run:
         """Scan an iterator of lines (library use); a line without a newline gets one."""
         return self.run(_LineStream(lines), name)
@@ -252,11 +282,17 @@ class _RunState:
         self.run.lines = max(self.run.lines, self.last_line)
         return newlines
 
+    def scan_segment(self, segment: Segment, first_line: int) -> int:
+        """Handle the candidate lines a worker found in one segment (split.py)."""
+        for candidate, offset in zip(segment.candidates, segment.line_offsets):
+            self._line(segment.data, candidate, first_line + offset)
+        if segment.size:
+            self.last_line = first_line + segment.newlines - (1 if segment.ends_with_newline else 0)
+            self.run.lines = max(self.run.lines, self.last_line)
+        return segment.newlines
+
     def _line(self, data: bytes, candidate: Candidate, line_no: int) -> None:
-        start, end = candidate.start, candidate.end
-        if end - start > MATCH_WINDOW:
-            start = max(start, candidate.first_pos - MATCH_WINDOW // 2)
-            end = min(end, start + MATCH_WINDOW)
+        start, end = message_window(candidate)
         text = self._message(data[start:end])
         if text is None:
             self.run.prompt_lines_skipped += 1

@@ -16,6 +16,7 @@ from ..read import is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..scan import Scanner
 from ..selection import select, selection_options
+from ..split import default_jobs
 from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, input_globs, load
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
@@ -60,17 +61,20 @@ def matches(relative: PurePath, globs: tuple[str, ...]) -> bool:
 @click.option("--color/--no-color", default=None, help="Colour the text report (default: on a terminal, unless NO_COLOR).")
 @click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every check's explanation and each fix's verification.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, envvar="LOGKB_JOBS", show_default=True,
+              help="Worker processes for a file of 64 MiB or more (0: one per CPU, at most 8; 1: no workers).")
 @catalog_option
 @selection_options
 def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, includes: tuple[str, ...],
             excludes: tuple[str, ...], output: str | None, color: bool | None, no_redact: bool, verbose: bool,
-            catalogs: tuple[str, ...], statuses: tuple[str, ...], only: tuple[str, ...],
+            jobs: int, catalogs: tuple[str, ...], statuses: tuple[str, ...], only: tuple[str, ...],
             ignore: tuple[str, ...]) -> None:
     """Diagnose log files (PATH may be '-', a directory or a .gz file; default: stdin)."""
     catalog = load(catalogs)
     scanner = Scanner(select(catalog, statuses, only, ignore))
     files = expand(paths, includes or DEFAULT_INCLUDE, excludes)
-    reports = [scan_path(scanner, path, redact=not no_redact) for path in files]
+    jobs = jobs or default_jobs()
+    reports = [scan_path(scanner, path, redact=not no_redact, jobs=jobs) for path in files]
     colored = use_color(color, output)
     emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored)
     for report in reports:

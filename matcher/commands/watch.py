@@ -10,6 +10,7 @@ checklist follows when the input ends.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import time
@@ -17,14 +18,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
-import regex
 
 from ..diagnose import diagnose
 from ..normalize import normalize
 from ..pipe import Follow, Tee
+from ..prefilter import MATCH_WINDOW
 from ..read import Chunk, InputError, grow_pipe, read_chunks
 from ..report import FileReport, build_report
-from ..scan import FRAME_GAP, MATCH_WINDOW, Finding, Run, Scanner
+from ..scan import FRAME_GAP, Finding, Run, Scanner
 from .common import EXIT_ERROR, catalog_option, load
 from .scan import exit_code
 
@@ -32,7 +33,7 @@ T = TypeVar("T")
 
 # Lines that continue a traceback after its error line: indented frames and source, blank
 # lines, chained-exception headers, and further exception lines.
-_TRACEBACK_TAIL = regex.compile(
+_TRACEBACK_TAIL = re.compile(
     r"^(?:\s|$|Traceback \(most recent call last\)|During handling of the above exception"
     r"|The above exception was the direct cause|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b)"
 )

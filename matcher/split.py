@@ -1,0 +1,188 @@
+"""Scan one large file on several cores: segments at line boundaries, searched in worker
+processes, handled in order.
+
+The file is cut into segments of ``SEGMENT_SIZE`` bytes. A worker owns the lines that *start*
+inside its segment: it skips the line in progress at the segment's start (the previous
+segment's owner reads past its own end to finish it) and reads past the end to the end of
+the line in progress there. So the segments' lines partition the file exactly, whatever the
+offsets, and no coordination is needed. Each worker reads its lines in blocks, runs the
+prefilter and counts newlines; it sends back only the candidate lines (each cut to the
+window the regexes would see), with their line offsets inside the segment and the segment's
+newline count. The parent keeps every stateful step (facts, phases, tracebacks, findings) and
+handles the segments strictly in file order, so line numbers and the report are the same as
+a scan in one process. At most ``LOOKAHEAD_PER_JOB`` segments per worker are in flight, so
+the parent's memory does not grow with the file.
+
+Workers are forked on Linux (they inherit the anchors at no cost) and spawned elsewhere;
+either way each builds its own prefilter (a Hyperscan database comes from the on-disk
+cache).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, BinaryIO
+
+from .prefilter import Anchor, Candidate, Prefilter, make_prefilter, message_window
+from .read import ReadError, read_blocks
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+SPLIT_MIN = 64 << 20  # smaller files are scanned in one process: starting workers costs more
+SEGMENT_SIZE = 16 << 20
+LOOKAHEAD_PER_JOB = 2
+MAX_JOBS = 8
+
+
+def default_jobs() -> int:
+    """Worker processes for a large file: the CPUs this process may run on, at most MAX_JOBS."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count() or 1
+    return max(1, min(MAX_JOBS, usable))
+
+
+def worth_splitting(path: str, jobs: int) -> bool:
+    """A regular, uncompressed file of at least SPLIT_MIN bytes, with more than one job."""
+    if jobs < 2 or path == "-" or path.endswith(".gz"):
+        return False
+    try:
+        return os.path.isfile(path) and os.path.getsize(path) >= SPLIT_MIN
+    except OSError:
+        return False
+
+
+@dataclass
+class Segment:
+    """What a worker found in one segment: the candidate lines (their windows concatenated in
+    ``data``, ``candidates`` pointing into it) and where they lie."""
+
+    data: bytes = b""
+    candidates: list[Candidate] = field(default_factory=list)
+    line_offsets: list[int] = field(default_factory=list)  # newlines before each candidate, in the segment
+    newlines: int = 0
+    size: int = 0  # bytes of the segment's own lines
+    ends_with_newline: bool = True
+    error: str | None = None  # a read failure after ``size`` bytes
+
+
+def segments(size: int, segment_size: int = SEGMENT_SIZE) -> list[tuple[int, int]]:
+    return [(start, min(start + segment_size, size)) for start in range(0, size, segment_size)] or [(0, 0)]
+
+
+def scan_segments(path: str, anchors: Sequence[Anchor], engine: str, jobs: int,
+                  segment_size: int = SEGMENT_SIZE) -> Iterator[Segment]:
+    """Each segment of ``path`` in file order, searched by ``jobs`` worker processes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    ranges = iter(segments(os.path.getsize(path), segment_size))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(list(anchors), engine)) as pool:
+        pending: deque[Future[Segment]] = deque()
+        for start, end in ranges:
+            pending.append(pool.submit(search_segment, path, start, end))
+            if len(pending) >= jobs * LOOKAHEAD_PER_JOB:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+# -- in the worker --------------------------------------------------------------------------
+
+_prefilter: Prefilter | None = None
+
+
+def _start_worker(anchors: list[Anchor], engine: str) -> None:
+    global _prefilter
+    _prefilter = make_prefilter(anchors, engine)
+
+
+def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None = None) -> Segment:
+    """The candidate lines among the lines that start in [start, end) of ``path``."""
+    prefilter = prefilter or _prefilter
+    assert prefilter is not None, "worker not started"
+    segment = Segment()
+    parts: list[bytes] = []
+    offset = 0  # length of segment.data so far
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        segment.error = f"cannot open: {exc.strerror or exc}"
+        return segment
+    with handle:
+        region = _Region(handle, start, end)
+        try:
+            for block in read_blocks(region, path):
+                line, position = segment.newlines, 0
+                for candidate in prefilter.candidates(block):
+                    line += block.count(b"\n", position, candidate.start)
+                    position = candidate.start
+                    low, high = message_window(candidate)
+                    parts.append(block[low:high])
+                    segment.candidates.append(
+                        Candidate(offset, offset + high - low, candidate.anchors, candidate.first_pos - low))
+                    segment.line_offsets.append(line)
+                    offset += high - low
+                segment.newlines = line + block.count(b"\n", position)
+                segment.size += len(block)
+                segment.ends_with_newline = block.endswith(b"\n")
+        except ReadError as exc:
+            segment.error = exc.problem
+    segment.data = b"".join(parts)
+    return segment
+
+
+class _Region:
+    """A reader over the lines of a file that start in [start, end)."""
+
+    def __init__(self, handle: BinaryIO, start: int, end: int) -> None:
+        self._handle = handle
+        self._end = end
+        self._position = _line_start_at_or_after(handle, start)
+        self._done = self._position >= end
+        self._last = b"\n"
+        handle.seek(self._position)
+
+    def readinto(self, target: memoryview) -> int:
+        if self._done:
+            return 0
+        if self._position < self._end:
+            count = self._handle.readinto(target[: min(len(target), self._end - self._position)])
+            if count:
+                self._position += count
+                self._last = bytes(target[count - 1: count])
+            else:
+                self._done = True
+            return count
+        if self._last == b"\n":  # the segment ends at a line end: nothing in progress
+            self._done = True
+            return 0
+        count = self._handle.readinto(target)  # finish the line in progress at the end
+        cut = bytes(target[:count]).find(b"\n")
+        if cut >= 0 or not count:
+            self._done = True
+            count = cut + 1 if cut >= 0 else 0
+        self._position += count
+        return count
+
+
+def _line_start_at_or_after(handle: BinaryIO, position: int) -> int:
+    """The first offset at or after ``position`` where a line starts (the file size if none)."""
+    if position == 0:
+        return 0
+    handle.seek(position - 1)
+    while True:
+        data = handle.read(1 << 16)
+        if not data:
+            return handle.tell()
+        cut = data.find(b"\n")
+        if cut >= 0:
+            return handle.tell() - len(data) + cut + 1

@@ -1,0 +1,92 @@
+"""Scanning one large file on several cores (split.py) gives the report a single process gives:
+segments cut anywhere, even inside lines, partition the file's lines exactly, and the parent
+handles them in order, so line numbers, phases, tracebacks and facts are unchanged."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from matcher.api import scanner
+from matcher.cli import main
+from matcher import split
+from matcher.split import SPLIT_MIN, segments
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+LOGS = sorted(p for p in CORPUS.rglob("*.log") if "generated" not in p.parts)
+CORPUS_LINES = [line for log in LOGS[::7] for line in log.read_bytes().splitlines(keepends=True)]
+
+
+def test_segments_cover_the_file() -> None:
+    assert segments(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert segments(0, 4) == [(0, 0)]
+
+
+@given(
+    picks=st.lists(st.integers(min_value=0, max_value=len(CORPUS_LINES) - 1), min_size=1, max_size=120),
+    cut_lines=st.lists(st.binary(min_size=0, max_size=40), max_size=5),
+    final_newline=st.booleans(),
+    segment_size=st.integers(min_value=1, max_value=3000),
+)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_split_scan_equals_one_process(tmp_path: Path, picks: list[int], cut_lines: list[bytes],
+                                       final_newline: bool, segment_size: int) -> None:
+    data = b"".join(CORPUS_LINES[i] for i in picks) + b"\n".join(cut_lines)
+    if not final_newline:
+        data = data.rstrip(b"\n")
+    log = tmp_path / "split.log"
+    log.write_bytes(data)
+    engine = scanner()
+    with log.open("rb") as stream:
+        whole = engine.run(stream, "x")
+    split = engine.run_split(str(log), "x", jobs=2, segment_size=segment_size)
+    assert split == whole  # every field of the run: lines, facts, phases, findings
+
+
+def test_cli_jobs_give_the_same_json_report(tmp_path: Path) -> None:
+    """A file past SPLIT_MIN, real failure logs at its start, middle and end with filler
+    between them: -j 2 (workers) and -j 1 agree."""
+    body = b"".join(log.read_bytes().rstrip(b"\n") + b"\n" for log in LOGS)
+    filler = b"." * 99 + b"\n"
+    log = tmp_path / "big.log"
+    with log.open("wb") as out:
+        for _ in range(3):
+            out.write(body)
+            out.write(filler * (SPLIT_MIN // len(filler) // 2))
+    reports = []
+    for jobs in ("1", "2"):
+        result = CliRunner().invoke(main, ["scan", "-j", jobs, "-f", "json", "--fail-on", "never", str(log)])
+        assert result.exit_code == 0, result.output
+        reports.append(json.loads(result.output))
+    assert reports[0] == reports[1]
+    assert reports[0]["files"][0]["findings"], "the repeated corpus must give findings"
+
+
+@pytest.mark.parametrize("jobs", ["-1", "x"])
+def test_bad_jobs_is_a_usage_error(jobs: str) -> None:
+    result = CliRunner().invoke(main, ["scan", "-j", jobs, "-"], input="")
+    assert result.exit_code == 2
+
+
+def _die(*_args: object) -> None:
+    os._exit(3)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked (and inherit the patch) on Linux only")
+def test_a_worker_that_dies_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "big.log"
+    log.write_bytes(b"".join(log.read_bytes() for log in LOGS[:5]))
+    monkeypatch.setattr(split, "SPLIT_MIN", 1)
+    monkeypatch.setattr(split, "search_segment", _die)  # forked workers inherit the patch
+    result = CliRunner().invoke(main, ["scan", "-j", "2", str(log)])
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert str(log) in line and "worker process died" in line and "--jobs 1" in line
