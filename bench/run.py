@@ -98,11 +98,11 @@ def _tree(pid: int) -> list[int]:
     while todo:
         current = todo.pop()
         pids.append(current)
-        for children in Path(f"/proc/{current}/task").glob("*/children"):
-            try:
+        try:
+            for children in Path(f"/proc/{current}/task").glob("*/children"):
                 todo += [int(child) for child in children.read_text().split()]
-            except OSError:
-                pass
+        except OSError:
+            pass  # it has just exited
     return pids
 
 

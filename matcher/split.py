@@ -13,9 +13,8 @@ handles the segments strictly in file order, so line numbers and the report are 
 a scan in one process. At most ``LOOKAHEAD_PER_JOB`` segments per worker are in flight, so
 the parent's memory does not grow with the file.
 
-Workers are forked on Linux (they inherit the anchors at no cost) and spawned elsewhere;
-either way each builds its own prefilter (a Hyperscan database comes from the on-disk
-cache).
+Workers are forked on Linux, where they inherit the parent's prefilter, and spawned
+elsewhere, where each builds its own (a Hyperscan database comes from the on-disk cache).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .prefilter import Anchor, Candidate, Prefilter, make_prefilter, message_window
 from .read import ReadError, read_blocks
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
 SPLIT_MIN = 64 << 20  # smaller files are scanned in one process: starting workers costs more
-SEGMENT_SIZE = 16 << 20
+SEGMENT_SIZE = 8 << 20  # 16 MiB: ~3% faster, ~4 MB more in each worker and in the parent
 LOOKAHEAD_PER_JOB = 2
 MAX_JOBS = 8
 
@@ -78,21 +77,35 @@ def segments(size: int, segment_size: int = SEGMENT_SIZE) -> list[tuple[int, int
 
 def scan_segments(path: str, anchors: Sequence[Anchor], engine: str, jobs: int,
                   segment_size: int = SEGMENT_SIZE) -> Iterator[Segment]:
-    """Each segment of ``path`` in file order, searched by ``jobs`` worker processes."""
+    """Each segment of ``path`` in file order, searched by ``jobs`` worker processes.
+
+    Forked workers inherit a prefilter built here, and the objects that exist now are frozen
+    out of the garbage collector's reach meanwhile, so that a collection in a worker does not
+    write to (and so copy) the pages it shares with this process."""
+    import gc
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    ranges = iter(segments(os.path.getsize(path), segment_size))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(list(anchors), engine)) as pool:
-        pending: deque[Future[Segment]] = deque()
-        for start, end in ranges:
-            pending.append(pool.submit(search_segment, path, start, end))
-            if len(pending) >= jobs * LOOKAHEAD_PER_JOB:
+    fork = sys.platform.startswith("linux")
+    if fork:
+        _start_worker(list(anchors), engine)
+        options: dict[str, Any] = {"mp_context": multiprocessing.get_context("fork")}
+        gc.freeze()
+    else:
+        options = {"mp_context": multiprocessing.get_context("spawn"), "initializer": _start_worker,
+                   "initargs": (list(anchors), engine)}
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, **options) as pool:
+            pending: deque[Future[Segment]] = deque()
+            for start, end in segments(os.path.getsize(path), segment_size):
+                pending.append(pool.submit(search_segment, path, start, end))
+                if len(pending) >= jobs * LOOKAHEAD_PER_JOB:
+                    yield pending.popleft().result()
+            while pending:
                 yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+    finally:
+        if fork:
+            gc.unfreeze()
 
 
 # -- in the worker --------------------------------------------------------------------------

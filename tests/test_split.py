@@ -51,6 +51,17 @@ def test_split_scan_equals_one_process(tmp_path: Path, picks: list[int], cut_lin
     assert split == whole  # every field of the run: lines, facts, phases, findings
 
 
+def test_spawned_workers_build_their_own_prefilter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path macOS and Windows take: workers are spawned, not forked."""
+    log = tmp_path / "spawn.log"
+    log.write_bytes(b"".join(CORPUS_LINES[:400]))
+    engine = scanner()
+    with log.open("rb") as stream:
+        whole = engine.run(stream, "x")
+    monkeypatch.setattr(split.sys, "platform", "darwin")
+    assert engine.run_split(str(log), "x", jobs=2, segment_size=4096) == whole
+
+
 def test_cli_jobs_give_the_same_json_report(tmp_path: Path) -> None:
     """A file past SPLIT_MIN, real failure logs at its start, middle and end with filler
     between them: -j 2 (workers) and -j 1 agree."""
