@@ -60,7 +60,9 @@ def hyperfine(commands: dict[str, list[str]], runs: int, warmup: int, env: dict[
                 "--export-json", export.name]
         for label, command in commands.items():
             argv += ["-n", label, shlex.join(command)]
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        if done.returncode:  # hyperfine's warnings (outliers, a slow first run) are left out otherwise
+            sys.exit(f"hyperfine failed: {done.stderr.strip()}")
         results = json.loads(Path(export.name).read_text())["results"]
     return {r["command"]: Timing(r["command"], r["median"], r["min"], r["max"]) for r in results}
 
