@@ -159,7 +159,7 @@ class _Region:
     def __init__(self, handle: BinaryIO, start: int, end: int) -> None:
         self._handle = handle
         self._end = end
-        self._position = _line_start_at_or_after(handle, start)
+        self._position = _line_start_in(handle, start, end)
         self._done = self._position >= end
         self._last = b"\n"
         handle.seek(self._position)
@@ -187,15 +187,20 @@ class _Region:
         return count
 
 
-def _line_start_at_or_after(handle: BinaryIO, position: int) -> int:
-    """The first offset at or after ``position`` where a line starts (the file size if none)."""
-    if position == 0:
+def _line_start_in(handle: BinaryIO, start: int, end: int) -> int:
+    """The first offset in [start, end) where a line starts, else ``end``: the search stops at
+    ``end``, so a segment inside one very long line costs one segment's read, not the rest
+    of the file."""
+    if start == 0:
         return 0
-    handle.seek(position - 1)
-    while True:
-        data = handle.read(1 << 16)
+    handle.seek(start - 1)
+    position = start - 1
+    while position < end - 1:
+        data = handle.read(min(1 << 16, end - 1 - position))
         if not data:
-            return handle.tell()
+            return end
         cut = data.find(b"\n")
         if cut >= 0:
-            return handle.tell() - len(data) + cut + 1
+            return position + cut + 1
+        position += len(data)
+    return end
