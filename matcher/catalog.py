@@ -294,8 +294,10 @@ def read_yaml(path: Path) -> Any:
 @lru_cache(maxsize=1)
 def _loader() -> type:
     """Safe loading (libyaml's parser when present: catalogs load several times faster) with
-    dates kept as the strings the schema expects. Built on first use: a scan that finds the
-    compiled catalog in the cache never imports yaml."""
+    dates kept as the strings the schema expects, and a key written twice in one mapping
+    refused (YAML would keep the last silently, so a second ``note:`` or ``phase:`` would
+    replace the first). Built on first use: a scan that finds the compiled catalog in the
+    cache never imports yaml."""
     import yaml
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -303,7 +305,19 @@ def _loader() -> type:
         key: [(tag, rx) for tag, rx in entries if tag != "tag:yaml.org,2002:timestamp"]
         for key, entries in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
-    return type("CatalogLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+
+    def construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = key_node.value if key_node.tag == "tag:yaml.org,2002:str" else key_node.start_mark
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark)
+            seen.add(key)
+        return base.construct_mapping(loader, node, deep)
+
+    return type("CatalogLoader", (base,),
+                {"yaml_implicit_resolvers": resolvers, "construct_mapping": construct_mapping})
 
 
 def _shares_nodes(doc: Any) -> bool:

@@ -485,8 +485,20 @@ class _RunState:
 
     def finish(self) -> Run:
         self._fuzzy()
+        self._drop_foreign_context_findings()
         self.run.findings.sort(key=lambda f: f.line)
         return self.run
+
+    def _drop_foreign_context_findings(self) -> None:
+        """A signature that needs context may fire while the log has not yet named its
+        engine; once the whole log has, a finding of another engine's context signature goes
+        (a TGI shard's CUDA graph OOM printed before the router's lines is no vLLM capture)."""
+        if self.run.engine is None:
+            return
+        kept = [f for f in self.run.findings if not f.signature.has_context or self._engine_fits(f.signature)]
+        if len(kept) < len(self.run.findings):
+            self.run.findings = kept
+            self.by_id = {f.signature.id: f for f in kept}
 
     def _fuzzy(self) -> None:
         """Score gated lines that no problem signature matched against the fuzzy templates."""

@@ -65,6 +65,8 @@ def test_overlay_adds_a_signature(tmp_path):
          r"checks\[0\].fails_when: unknown fact 'nonexistent_fact'"),
         (("checks: []", "checks: [{id: c, title: t, look: l, fails_when: 'x.__class__'}]"),
          r"checks\[0\].fails_when: Attribute is not allowed"),
+        (("summary: s\n", "summary: s\nsummary: again\n"),
+         r"sample.yaml: line 12: invalid YAML: key 'summary' appears twice in one mapping"),
     ],
 )
 def test_broken_signature_names_file_and_key(tmp_path, change, message):

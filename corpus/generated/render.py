@@ -729,7 +729,7 @@ def vllm_samples() -> list[Sample]:
                                "effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
                                "reject longer sequences. Please increase max_num_batched_tokens or decrease "
                                "max_model_len."))
-    out.append(Sample("vllm-batched-tokens-lt-maxlen", "scheduler config check", ">=0.2.2,<=0.10.0", "vllm", "0.5.4",
+    out.append(Sample("vllm-batched-tokens-lt-maxlen", "scheduler config check", ">=0.2.2", "vllm", "0.5.4",
                       "vllm.config.batched-tokens-below-max-model-len", "device-check", log.lines))
 
     # -- wrappers: nothing else in these logs, so the wrapper itself is the root cause
