@@ -139,3 +139,29 @@ def test_hard_negatives_from_healthy_servers_stay_silent(scanner):
     ]
     run = scanner.run_lines(lines)
     assert [f.id for f in run.findings if f.severity in ("error", "warning")] == []
+
+
+HIP_FRAGMENTED = (
+    "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 63.98 GiB "
+    "of which 1.00 GiB is free. Of the allocated memory 40.00 GiB is allocated by PyTorch, and 20.00 GiB is reserved "
+    "by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation."
+)
+
+
+def test_rocm_oom_is_diagnosed_with_the_variable_its_build_reads():
+    from matcher.api import diagnose_lines
+
+    report = diagnose_lines([HIP_FRAGMENTED])
+    assert report["root_cause"] == "torch.cuda.oom-fragmentation"
+    fix = report["findings"][0]["fixes"][0]
+    assert fix["id"] == "expandable-segments"
+    assert "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True" in fix["change"]
+    newer = diagnose_lines([HIP_FRAGMENTED.replace("PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF")])
+    assert "PYTORCH_ALLOC_CONF=expandable_segments:True" in newer["findings"][0]["fixes"][0]["change"]
+
+
+def test_rocm_runtime_oom_and_cuda_oom_wordings_match(scanner):
+    assert diag(scanner, ["RuntimeError: HIP error: out of memory"]).root_cause.id == "cuda.runtime.out-of-memory"
+    hip = diag(scanner, [OOM.replace("CUDA out of memory", "HIP out of memory")]).root_cause
+    assert hip.id == "torch.cuda.oom" and hip.facts["alloc_gib"] == diag(scanner, [OOM]).root_cause.facts["alloc_gib"]
