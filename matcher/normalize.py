@@ -1,8 +1,9 @@
 """Turn a raw log line into the message text that signatures match.
 
 Logs reach logkb wrapped in whatever the platform adds: ANSI colours, Docker Compose
-service prefixes (``vllm-1  | ``), Kubernetes CRI and ``kubectl --timestamps`` prefixes,
-vLLM's process tags (``(EngineCore_DP0 pid=1)``), logging headers, and JSON log records.
+service prefixes (``vllm-1  | ``), Kubernetes CRI, ``kubectl --timestamps`` and
+``kubectl logs --prefix`` prefixes, vLLM's process tags (``(EngineCore_DP0 pid=1)``),
+logging headers, and JSON log records.
 Patterns are written against the engine's own message, so the wrapping goes first.
 """
 
@@ -18,6 +19,7 @@ _PREFIXES = re.compile(
     r"""^(?:
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
+    | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\ [\w-]{1,16}){0,3}\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | \(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)\ ?                    # vLLM "(EngineCore_DP0 pid=1)", "(VllmWorker rank=3 pid=9)"
     | (?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header

@@ -25,6 +25,7 @@ def test_normalize_strips_wrappers():
     assert normalize("2024-05-01T10:00:00.1Z stderr F INFO 05-01 10:00:00 worker.py:255] # GPU blocks: 1") == "# GPU blocks: 1"
     assert normalize('{"level":"ERROR","fields":{"message":"Shard 0 failed"}}') == "Shard 0 failed"
     assert normalize('{"log":"INFO 05-01 10:00:00 a.py:1] inner\\n","stream":"stderr"}') == "inner"
+    assert normalize("[pod/vllm-0/vllm] 2024-05-01T10:00:00Z INFO 05-01 10:00:00 [x.py:1] hi") == "hi"
 
 
 def test_free_memory_facts_and_computed_fix(scanner):
