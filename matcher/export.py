@@ -180,6 +180,7 @@ class _Ere:
     """Renders a parsed regex; the subclass changes escaping, classes and anchors."""
 
     special: ClassVar[frozenset[str]] = frozenset(".[]()*+?{}|^$\\")
+    line_based: ClassVar[bool] = True  # grep and ripgrep match one line at a time
     classes: ClassVar[dict[int, str]] = {_c.CATEGORY_DIGIT: "0-9", _c.CATEGORY_SPACE: "[:space:]", _c.CATEGORY_WORD: "[:alnum:]_"}
     not_classes: ClassVar[dict[int, str]] = {_c.CATEGORY_NOT_DIGIT: "0-9", _c.CATEGORY_NOT_SPACE: "[:space:]", _c.CATEGORY_NOT_WORD: "[:alnum:]_"}
 
@@ -193,6 +194,8 @@ class _Ere:
         if op == _c.LITERAL:
             return self.literal(chr(av))
         if op == _c.NOT_LITERAL:
+            if chr(av) == "\n" and self.line_based:
+                return "."  # a line holds no newline: [^\n] is any character
             return self.bracket([self.member(chr(av))], negate=True)
         if op == _c.ANY:
             return "."
@@ -236,6 +239,8 @@ class _Ere:
             return self.bracket([self.not_classes[items[0][1]]], negate=True)  # \S, \D, \W
         members: list[str] = []
         for op, av in items[1:] if negate else items:
+            if op == _c.LITERAL and chr(av) == "\n" and self.line_based:
+                continue  # a line holds no newline: the member changes nothing
             if op == _c.LITERAL:
                 char = chr(av)
                 members.append(self.member(char))
@@ -247,6 +252,10 @@ class _Ere:
                 members.append(self.classes[av])
             else:
                 raise ValueError(f"no {type(self).__name__[1:]} form for class member {op}")
+        if not members:
+            if negate:
+                return "."
+            raise ValueError(f"no {type(self).__name__[1:]} form for a class that only holds a newline")
         return self.bracket(members, negate)
 
     def bracket(self, members: list[str], negate: bool) -> str:
@@ -263,6 +272,7 @@ class _Lucene(_Ere):
     characters (``#@&<>~"``); no ``\\d``-style escapes, no anchors, no word boundaries."""
 
     special: ClassVar[frozenset[str]] = frozenset(string.punctuation) - {"/"}  # the backend escapes '/'
+    line_based: ClassVar[bool] = False  # a field value may hold newlines
     classes: ClassVar[dict[int, str]] = {_c.CATEGORY_DIGIT: "0-9", _c.CATEGORY_SPACE: " \t\n\r\f\v", _c.CATEGORY_WORD: "a-zA-Z0-9_"}
     not_classes: ClassVar[dict[int, str]] = {_c.CATEGORY_NOT_DIGIT: "0-9", _c.CATEGORY_NOT_SPACE: " \t\n\r\f\v", _c.CATEGORY_NOT_WORD: "a-zA-Z0-9_"}
 

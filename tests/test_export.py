@@ -251,3 +251,13 @@ def test_loki_pipeline_label_is_the_operators_choice():
 def test_sigma_to_stdout_is_a_yaml_stream_of_all_rules(problems):
     documents = list(yaml.safe_load_all(run("export", "-f", "sigma")))
     assert sorted(d["custom"]["logkb_id"] for d in documents) == sorted(problems)
+
+
+def test_newline_classes_become_line_safe_in_ere() -> None:
+    """grep reads one line at a time: '[^\\n]' is any character there, and a pattern file
+    must never receive a real newline inside a pattern."""
+    from matcher.export import to_ere
+
+    assert to_ere(r"a[^\n]{1,3}b") == "a.{1,3}b"
+    assert to_ere(r"x[^\n\d]y") == "x[^0-9]y"
+    assert "\n" not in to_ere(r"GPU name: +(?P<gpu_name>[^\n]{1,80}?)\s*$")

@@ -166,3 +166,42 @@ def test_rocm_runtime_oom_and_cuda_oom_wordings_match(scanner):
     assert diag(scanner, ["RuntimeError: HIP error: out of memory"]).root_cause.id == "cuda.runtime.out-of-memory"
     hip = diag(scanner, [OOM.replace("CUDA out of memory", "HIP out of memory")]).root_cause
     assert hip.id == "torch.cuda.oom" and hip.facts["alloc_gib"] == diag(scanner, [OOM]).root_cause.facts["alloc_gib"]
+
+
+def test_metal_vulkan_and_sycl_out_of_memory_wordings():
+    from matcher.api import diagnose_lines
+
+    def root(*lines: str) -> dict:
+        report = diagnose_lines(list(lines))
+        return report["findings"][0] if report["findings"] else {"id": None}
+
+    runtime = root("ggml_metal_graph_compute: command buffer 6 failed with status 5",
+                   "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+    assert runtime["id"] == "llamacpp.metal.out-of-memory" and runtime["line"] == 2
+    relayed = root("Error: 500 Internal Server Error: llama runner process has terminated: "
+                   "error:failed to allocate buffer, size = 33074.89 MiB")
+    assert relayed["id"] == "llamacpp.cuda.alloc-failed" and relayed["facts"]["alloc_gib"] == 32.2997
+    vulkan = root("ggml_vulkan: Device memory allocation of size 2166360064 failed.",
+                  "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory")
+    assert vulkan["id"] == "llamacpp.cuda.alloc-failed" and vulkan["fixes"][0]["id"] == "vulkan-buffer-limit"
+    full = root("ggml_vulkan: Device memory allocation of size 118497280 failed.",
+                "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
+    assert full["fixes"][0]["id"] != "vulkan-buffer-limit"
+    assert root("ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 2303168640 Bytes of memory on device"
+                )["id"] == "llamacpp.cuda.alloc-failed"
+    # MLX prints the same macOS text, and a non-memory command buffer code is not an OOM
+    assert root("[METAL] Command buffer execution failed: Insufficient Memory "
+                "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")["id"] is None
+    assert root("error: Ignored (for causing prior/excessive GPU errors) "
+                "(00000004:kIOAccelCommandBufferCallbackErrorSubmissionsIgnored)")["id"] is None
+
+
+def test_llamacpp_banners_and_apple_devices_are_read(scanner):
+    run = scanner.run_lines([
+        "version: 0.4.1-dev (build 11059, commit 059a34f8d)",
+        "llama_model_load_from_file_impl: using device Metal (Apple M5) (unknown id) - 12123 MiB free",
+        "ggml_metal_init: recommendedMaxWorkingSetSize  = 22906.50 MB",
+    ])
+    assert run.facts["llamacpp_version"] == 11059 and run.facts["device"] == "Metal"
+    assert run.facts["free_gib"] == round(12123 / 1024, 4) and run.facts["metal_working_set_mb"] == 22906.5
+    assert scanner.run_lines(["build: 885c5bbe8 (10428)"]).facts["llamacpp_version"] == 10428
