@@ -131,9 +131,10 @@ def export_patterns(path: Path) -> int:
     return len(lines.splitlines())
 
 
-def throughput(size: str, workdir: Path, patterns: Path, rg: str, runs: int, timeout: float) -> tuple[int, list[Timing]]:
+def throughput(size: str, workdir: Path, patterns: Path, rg: str, runs: int, timeout: float,
+               failures: int | None = None) -> tuple[int, list[Timing]]:
     log = workdir / f"bench-{size}.log"
-    genlog(["--size", size, "--seed", "1", "-o", str(log)])
+    genlog(["--size", size, "--seed", "1", "-o", str(log), *(["--failures", str(failures)] if failures is not None else [])])
     subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True)  # into the page cache
     logkb = [*logkb_command(), "scan", "-f", "json", "--fail-on", "never"]
     commands = {
@@ -214,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="hyperfine runs per command (default 5)")
     parser.add_argument("--rg", default=shutil.which("rg") or "rg", help="ripgrep binary")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds after which a tool is left out")
+    parser.add_argument("--failures", type=int, help="failure windows the generator injects from the corpus (default: its own)")
     parser.add_argument("--skip-startup", action="store_true")
     args = parser.parse_args(argv)
     rg_version = subprocess.run([args.rg, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
@@ -226,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         print("| size | command | median s (min-max) | MiB/s | x rg -n | peak RSS MB, largest process | all processes |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for size in args.sizes.split(","):
-            nbytes, timings = throughput(size, workdir, patterns, args.rg, args.runs, args.timeout)
+            nbytes, timings = throughput(size, workdir, patterns, args.rg, args.runs, args.timeout, args.failures)
             print("\n".join(table(size, nbytes, timings)), flush=True)
         if not args.skip_startup:
             print("\n| start-up | median ms (min-max) |\n|---|---:|")

@@ -19,7 +19,6 @@ from .read import InputError, open_input
 from .report import FileReport, build_report, file_dict
 from .scan import Run, Scanner
 from .selection import select
-from .split import worth_splitting
 
 
 @lru_cache(maxsize=8)
@@ -31,19 +30,31 @@ def scanner(catalogs: tuple[str, ...] = ()) -> Scanner:
 
 def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) -> FileReport:
     """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the
-    error. With ``jobs`` > 1 a large regular file is searched by that many worker processes."""
+    error. With ``jobs`` > 1 (0: one per CPU) a large regular file is searched by worker
+    processes (split.py)."""
     name = "<stdin>" if path == "-" else path
     stream = None
     try:
         stream = open_input(path)
-        if worth_splitting(path, jobs):
-            return build_report(engine.run_split(path, name, jobs), redact)
+        workers = _workers(path, jobs)
+        if workers > 1:
+            return build_report(engine.run_split(path, name, workers), redact)
         return build_report(engine.run(stream, name), redact)
     except InputError as exc:
         return build_report(Run(name), redact, error=str(exc))
     finally:
         if stream is not None and path != "-":
             stream.close()
+
+
+def _workers(path: str, jobs: int) -> int:
+    """Worker processes for this input: none unless it is a large regular file."""
+    if jobs == 1 or path == "-":
+        return 1
+    from .split import default_jobs, worth_splitting
+
+    jobs = jobs or default_jobs()
+    return jobs if worth_splitting(path, jobs) else 1
 
 
 def diagnose_path(path: str, catalogs: tuple[str, ...] = (), redact: bool = True) -> dict[str, Any]:

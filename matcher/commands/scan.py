@@ -16,7 +16,6 @@ from ..read import is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..scan import Scanner
 from ..selection import select, selection_options
-from ..split import default_jobs
 from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, input_globs, load
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
@@ -73,7 +72,6 @@ def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, inc
     catalog = load(catalogs)
     scanner = Scanner(select(catalog, statuses, only, ignore))
     files = expand(paths, includes or DEFAULT_INCLUDE, excludes)
-    jobs = jobs or default_jobs()
     reports = [scan_path(scanner, path, redact=not no_redact, jobs=jobs) for path in files]
     colored = use_color(color, output)
     emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored)
