@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import click
 
 from ..checklist import display
@@ -27,6 +25,8 @@ def _style(text: str, key: str, color: bool, bold: bool = False) -> str:
 
 
 def _wrap(text: str, indent: str) -> list[str]:
+    import textwrap  # only a report with findings wraps text
+
     return textwrap.wrap(" ".join(text.split()), WIDTH, initial_indent=indent, subsequent_indent=indent) or [indent]
 
 
