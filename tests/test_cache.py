@@ -15,45 +15,15 @@ from matcher import cache
 from matcher.catalog import Catalog, CatalogError, load_catalog
 from matcher.scan import Scanner
 
+OVERLAY_ID = "test.overlay.thing"  # the id the overlay fixture (conftest.py) writes
+
 ROOT = Path(__file__).resolve().parent.parent
-OVERLAY_SIGNATURE = """\
-schema_version: 1
-id: test.cache.thing
-title: {title}
-kind: problem
-severity: error
-status: experimental
-engines: [{{name: vllm}}]
-match:
-  patterns:
-    - regex: '{regex}'
-summary: s
-cause: c
-checks: []
-fixes:
-  - id: one
-    title: t
-    change: "x"
-    tradeoff: t
-verify: v
-references: [{{url: "https://example.org"}}]
-"""
-
-
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("LOGKB_CACHE_DIR", str(folder))
     monkeypatch.delenv("LOGKB_NO_CACHE", raising=False)
     return folder
-
-
-def overlay(root: Path, title: str = "First title", regex: str = "Cache sample failure (?P<free_gib>[0-9.]+) GiB") -> Path:
-    (root / "test").mkdir(parents=True, exist_ok=True)
-    (root / "catalog.yaml").write_text("catalog_version: 2026.11.0\nschema_version: 1\nchangelog: []\n")
-    path = root / "test" / "thing.yaml"
-    path.write_text(OVERLAY_SIGNATURE.format(title=title, regex=regex))
-    return root
 
 
 def catalog_entries(folder: Path) -> list[Path]:
@@ -90,12 +60,12 @@ def test_cached_catalog_scans_like_a_fresh_one(cache_dir: Path) -> None:
     assert runs[0] == runs[1] and runs[0]
 
 
-def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path: Path) -> None:
+def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path: Path, overlay) -> None:
     root = overlay(tmp_path / "overlay")
-    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"
-    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"  # from the cache
+    assert load_catalog([root], builtin=False).signatures[OVERLAY_ID].title == "First title"
+    assert load_catalog([root], builtin=False).signatures[OVERLAY_ID].title == "First title"  # from the cache
     overlay(root, title="Second title")
-    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "Second title"
+    assert load_catalog([root], builtin=False).signatures[OVERLAY_ID].title == "Second title"
     assert len(catalog_entries(cache_dir)) == 2
 
 
@@ -107,18 +77,18 @@ def _count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_unchanged_files_are_known_by_their_stamp_without_hashing(cache_dir: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                  monkeypatch: pytest.MonkeyPatch, overlay) -> None:
     root = overlay(tmp_path / "overlay")
     monkeypatch.setattr(cache, "RACY_NS", 0)
     hashed = _count_hashing(monkeypatch)
     load_catalog([root], builtin=False)
     assert hashed == [1]
-    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"
+    assert load_catalog([root], builtin=False).signatures[OVERLAY_ID].title == "First title"
     assert hashed == [1]
 
 
 def test_files_written_just_before_hashing_are_hashed_again(cache_dir: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+                                                           monkeypatch: pytest.MonkeyPatch, overlay) -> None:
     root = overlay(tmp_path / "overlay")  # written now: within RACY_NS of the first hash
     hashed = _count_hashing(monkeypatch)
     load_catalog([root], builtin=False)
@@ -127,20 +97,20 @@ def test_files_written_just_before_hashing_are_hashed_again(cache_dir: Path, tmp
 
 
 def test_an_edit_that_keeps_size_and_mtime_is_still_seen(cache_dir: Path, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                         monkeypatch: pytest.MonkeyPatch, overlay) -> None:
     monkeypatch.setattr(cache, "RACY_NS", 0)
     root = overlay(tmp_path / "overlay")
     path = root / "test" / "thing.yaml"
     before = path.stat()
-    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "First title"
+    assert load_catalog([root], builtin=False).signatures[OVERLAY_ID].title == "First title"
     time.sleep(0.05)  # past one tick of the file system's coarse clock, which RACY_NS=0 no longer waits for
     overlay(root, title="Other title")  # same length
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
-    assert load_catalog([root], builtin=False).signatures["test.cache.thing"].title == "Other title"
+    assert load_catalog([root], builtin=False).signatures[OVERLAY_ID].title == "Other title"
 
 
-def test_a_broken_edit_is_reported_not_hidden_by_the_cache(cache_dir: Path, tmp_path: Path) -> None:
+def test_a_broken_edit_is_reported_not_hidden_by_the_cache(cache_dir: Path, tmp_path: Path, overlay) -> None:
     root = overlay(tmp_path / "overlay")
     load_catalog([root], builtin=False)
     overlay(root, regex="(?P<x>a+)+ no anchor")
@@ -148,16 +118,16 @@ def test_a_broken_edit_is_reported_not_hidden_by_the_cache(cache_dir: Path, tmp_
         load_catalog([root], builtin=False)
 
 
-def test_a_corrupt_entry_is_ignored_and_rewritten(cache_dir: Path, tmp_path: Path) -> None:
+def test_a_corrupt_entry_is_ignored_and_rewritten(cache_dir: Path, tmp_path: Path, overlay) -> None:
     root = overlay(tmp_path / "overlay")
     load_catalog([root], builtin=False)
     (entry,) = catalog_entries(cache_dir)
     entry.write_text('{"format": 1, "signatures": [')
-    assert "test.cache.thing" in load_catalog([root], builtin=False).signatures
-    assert "test.cache.thing" in load_catalog([root], builtin=False).signatures
+    assert OVERLAY_ID in load_catalog([root], builtin=False).signatures
+    assert OVERLAY_ID in load_catalog([root], builtin=False).signatures
 
 
-def test_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, overlay) -> None:
     monkeypatch.setenv("LOGKB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("LOGKB_NO_CACHE", "1")
     load_catalog([overlay(tmp_path / "overlay")], builtin=False)
