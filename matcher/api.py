@@ -48,13 +48,11 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) ->
 
 
 def _workers(path: str, jobs: int) -> int:
-    """Worker processes for this input: none unless it is a large regular file."""
-    if jobs == 1 or path == "-":
+    if jobs == 1:
         return 1
-    from .split import default_jobs, worth_splitting
+    from .split import workers_for  # imported only where a scan may split
 
-    jobs = jobs or default_jobs()
-    return jobs if worth_splitting(path, jobs) else 1
+    return workers_for(path, jobs)
 
 
 def diagnose_path(path: str, catalogs: tuple[str, ...] = (), redact: bool = True) -> dict[str, Any]:

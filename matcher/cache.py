@@ -3,9 +3,10 @@
 A catalog entry is keyed by a SHA-256 of everything a loaded catalog depends on: the logkb
 version, the schema files, and for each catalog root in order its location and every YAML
 file's relative path and bytes. Any change is a different key, so a stale entry is never
-read. The key is found again from the files' stamps while none has changed (catalog_key). The entry holds the validated documents with each pattern's anchors: loading it
-re-creates the signatures without YAML, schema validation or regex linting. Compiled
-Hyperscan databases are kept beside it, keyed by the anchors and the Hyperscan version.
+read; while no file's stamp has changed the key is found without hashing (catalog_key). The
+entry holds the validated documents with each pattern's anchors: loading it re-creates the
+signatures without YAML, schema validation or regex linting. Compiled Hyperscan databases
+are kept beside it, keyed by the anchors and the Hyperscan version.
 
 Location: ``$LOGKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/logkb``, else ``~/.cache/logkb``;
 ``LOGKB_NO_CACHE=1`` turns it off. The cache is an optimisation only: an entry that cannot

@@ -278,8 +278,7 @@ class _RunState:
             position = candidate.start
             self._line(data, candidate, line)
         newlines = line - first_line + data.count(b"\n", position)
-        self.last_line = first_line + newlines - (1 if data.endswith(b"\n") else 0)
-        self.run.lines = max(self.run.lines, self.last_line)
+        self._count_lines(first_line, newlines, data.endswith(b"\n"))
         return newlines
 
     def scan_segment(self, segment: Segment, first_line: int) -> int:
@@ -287,9 +286,13 @@ class _RunState:
         for candidate, offset in zip(segment.candidates, segment.line_offsets):
             self._line(segment.data, candidate, first_line + offset)
         if segment.size:
-            self.last_line = first_line + segment.newlines - (1 if segment.ends_with_newline else 0)
-            self.run.lines = max(self.run.lines, self.last_line)
+            self._count_lines(first_line, segment.newlines, segment.ends_with_newline)
         return segment.newlines
+
+    def _count_lines(self, first_line: int, newlines: int, ends_with_newline: bool) -> None:
+        """After a block (or segment) from ``first_line`` holding ``newlines`` newlines."""
+        self.last_line = first_line + newlines - (1 if ends_with_newline else 0)
+        self.run.lines = max(self.run.lines, self.last_line)
 
     def _line(self, data: bytes, candidate: Candidate, line_no: int) -> None:
         start, end = message_window(candidate)

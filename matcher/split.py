@@ -47,14 +47,16 @@ def default_jobs() -> int:
     return max(1, min(MAX_JOBS, usable))
 
 
-def worth_splitting(path: str, jobs: int) -> bool:
-    """A regular, uncompressed file of at least SPLIT_MIN bytes, with more than one job."""
+def workers_for(path: str, jobs: int) -> int:
+    """Worker processes for one input (``jobs`` 0: default_jobs()); 1 unless it is a regular,
+    uncompressed file of at least SPLIT_MIN bytes and more than one job is allowed."""
+    jobs = jobs or default_jobs()
     if jobs < 2 or path == "-" or path.endswith(".gz"):
-        return False
+        return 1
     try:
-        return os.path.isfile(path) and os.path.getsize(path) >= SPLIT_MIN
+        return jobs if os.path.isfile(path) and os.path.getsize(path) >= SPLIT_MIN else 1
     except OSError:
-        return False
+        return 1
 
 
 @dataclass
