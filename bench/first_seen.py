@@ -1,0 +1,92 @@
+"""Score a folder of new real logs as they are, before the catalog is changed for them.
+
+Each ``X.log`` has a sidecar ``X.yaml`` in the corpus format, with ``kind`` one of
+``failure``, ``non-memory`` or ``healthy`` and ``expect.root_cause`` / ``expect.phase``.
+The logs are scanned through the command line (``logkb scan -f json``), as a user would, and
+one Markdown table row is printed for ``corpus/FIRST-SEEN.md``:
+
+    python bench/first_seen.py DIR [DIR...] --label "batch B" [--logkb PATH] [--details]
+
+- root cause right first: failures whose reported root cause is the expected id (a memory
+  failure that no signature fits counts as right when nothing, or ``uncatalogued``, is named);
+- phase right: failures whose reported phase is the expected one;
+- memory diagnoses on non-memory logs: healthy and non-memory logs on which any catalog
+  problem signature (anything but ``uncatalogued``) is reported at warning or error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+NOT_A_DIAGNOSIS = {None, "uncatalogued"}
+
+
+def score(logkb: str, folders: list[Path], details: bool) -> dict[str, int]:
+    counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0)
+    for sidecar in sorted(p for folder in folders for p in folder.rglob("*.yaml")):
+        log = sidecar.with_suffix(".log")
+        if not log.exists():
+            continue
+        meta = yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}
+        expect = meta.get("expect") or {}
+        done = subprocess.run([logkb, "scan", "-f", "json", str(log)], capture_output=True, text=True)
+        if done.returncode not in (0, 1):
+            print(f"{log}: logkb exited {done.returncode}: {done.stderr.strip()}", file=sys.stderr)
+            report = {"root_cause": None, "phase": None, "findings": []}
+        else:
+            report = json.loads(done.stdout)["files"][0]
+        counts["logs"] += 1
+        found, phase = report["root_cause"], report["phase"]
+        if meta.get("kind") == "failure":
+            counts["failures"] += 1
+            wanted = expect.get("root_cause")
+            ok = found == wanted or (wanted is None and found in NOT_A_DIAGNOSIS)
+            counts["right"] += ok
+            phase_ok = None
+            if expect.get("phase"):
+                counts["phased"] += 1
+                phase_ok = phase == expect["phase"]
+                counts["phase_right"] += phase_ok
+            if details:
+                print(f"{'ok  ' if ok else 'MISS'} {'' if phase_ok in (None, True) else 'phase '}{log.name}: "
+                      f"found {found} ({phase}), expected {wanted} ({expect.get('phase')})", file=sys.stderr)
+        else:
+            counts["quiet_logs"] += 1
+            loud = [f["id"] for f in report["findings"]
+                    if f["id"] not in NOT_A_DIAGNOSIS and f["severity"] in ("error", "warning")]
+            counts["loud"] += bool(loud)
+            if details:
+                print(f"{'LOUD' if loud else 'ok  '} {log.name}: {loud or found}", file=sys.stderr)
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("--label", default="")
+    parser.add_argument("--logkb", default=shutil.which("logkb") or "logkb")
+    parser.add_argument("--details", action="store_true", help="one line per log on stderr")
+    args = parser.parse_args()
+    version = subprocess.run([args.logkb, "--version"], capture_output=True, text=True).stdout
+    catalog = next((w.strip(",") for line in version.splitlines() if "catalog" in line
+                    for w in line.split() if w[:1].isdigit()), "?")
+    c = score(args.logkb, args.folders, args.details)
+
+    def pct(part: int, whole: int) -> str:
+        return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+    print(f"| {datetime.date.today()} | {catalog} | {args.label} | {c['logs']} ({c['failures']} failures, "
+          f"{c['quiet_logs']} healthy or non-memory) | {pct(c['right'], c['failures'])} | "
+          f"{pct(c['phase_right'], c['phased'])} | {pct(c['loud'], c['quiet_logs'])} |")
+
+
+if __name__ == "__main__":
+    main()
