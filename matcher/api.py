@@ -14,18 +14,18 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, BinaryIO
 
-from .catalog import load_catalog
 from .read import InputError, open_input
 from .report import FileReport, build_report, file_dict
-from .scan import Run, Scanner
-from .selection import select
+from . import pipeline
+from .findings import Run
+from .scan import Scanner
 
 
 @lru_cache(maxsize=8)
 def scanner(catalogs: tuple[str, ...] = ()) -> Scanner:
     """A scanner for the built-in catalog plus overlay directories, with the signatures
     ``logkb scan`` uses by default (every status but deprecated); cached per process."""
-    return Scanner(select(load_catalog(catalogs)))
+    return pipeline.scanner(catalogs)
 
 
 def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) -> FileReport:

@@ -37,8 +37,9 @@ from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option, input_globs
 from .commands.scan import DEFAULT_INCLUDE, emit, expand
 from .report import file_dict
 from .report.json_report import render_files
+from .pipeline import scanner_for
 from .scan import Scanner
-from .selection import DEFAULT_STATUSES, select, selection_options
+from .selection import DEFAULT_STATUSES, selection_options
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Selection:
 @lru_cache(maxsize=8)
 def _scanner(selection: Selection) -> Scanner:
     catalog = load_catalog(selection.catalogs)
-    return Scanner(select(catalog, selection.statuses, selection.only, selection.ignore))
+    return scanner_for(catalog, selection.statuses, selection.only, selection.ignore)
 
 
 def scan_file(path: str, selection: Selection = Selection(), redact: bool = True) -> dict[str, Any]:

@@ -83,11 +83,43 @@ class Pattern:
     severity: str | None = None
     engine: str | None = None  # whose versions ``versions`` counts in (default: the signature's first engine)
     reviewed: bool = False  # from the built-in catalog: see compile_regex
+    form: str | None = None  # symptom entries: whose wording this is (torch, nccl, ggml, ...)
 
     @cached_property
     def compiled(self) -> CompiledRegex:
         """Compiled on first use: a scan confirms only the patterns whose anchors it meets."""
         return compile_regex(self.source, self.ignore_case, self.reviewed)
+
+
+@dataclass(frozen=True)
+class OwnRule:
+    """``match.owns``: a symptom class this signature diagnoses by context (class x context
+    evidence), optionally only in some forms and phases, and optionally from a traceback cut
+    before its exception line."""
+
+    symptoms: frozenset[str]
+    forms: frozenset[str]
+    phases: frozenset[str]
+    cut_traceback: bool
+    innermost_frame: CompiledRegex | LazyRegex | None = None  # with cut_traceback: the allocation site
+
+    def accepts(self, symptom: str, form: str | None, phase: str | None) -> bool:
+        return (symptom in self.symptoms and (not self.forms or form in self.forms)
+                and (not self.phases or phase in self.phases))
+
+    @property
+    def specificity(self) -> int:
+        """Rules naming phases beat rules naming forms, which beat rules naming neither."""
+        return 2 * bool(self.phases) + bool(self.forms)
+
+
+@dataclass(frozen=True)
+class SymptomSpec:
+    """A symptom entry's evidence beyond its patterns (``symptom:`` in its file)."""
+
+    name: str  # the id without "symptom.": what owner rules refer to
+    prefixes: tuple[str, ...]
+    exception_types: frozenset[str]
 
 
 @dataclass
@@ -106,6 +138,8 @@ class Signature:
     engines: dict[str, VersionRange | None]
     expressions: dict[str, expr.Expression] = field(default_factory=dict)
     reviewed: bool = False  # shipped in the built-in catalog (not an overlay): see compile_regex
+    owns: tuple[OwnRule, ...] = ()
+    symptom: SymptomSpec | None = None
 
     @property
     def title(self) -> str:
@@ -175,6 +209,10 @@ class Catalog:
     @property
     def problems(self) -> list[Signature]:
         return [s for s in self.signatures.values() if s.kind == "problem"]
+
+    @property
+    def symptoms(self) -> list[Signature]:
+        return [s for s in self.signatures.values() if s.kind == "symptom"]
 
     @property
     def facts(self) -> list[Signature]:
@@ -453,7 +491,7 @@ def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tupl
             pattern_anchors = anchors[i]
         patterns.append(
             Pattern(item["regex"], pattern_anchors, ignore_case, _spec(item.get("versions"), path, f"match.patterns[{i}].versions", anchors is None),
-                    item.get("phase"), item.get("severity"), item.get("engine"), reviewed)
+                    item.get("phase"), item.get("severity"), item.get("engine"), reviewed, item.get("form"))
         )
     context = match.get("context", {})
     if anchors is None:
@@ -475,10 +513,22 @@ def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tupl
     else:  # from the cache: already checked; parsed when a checklist first needs them
         expressions = LazyExpressions(sources)
     requires = expressions["match.context.requires"] if "match.context.requires" in sources else None
+    owns = tuple(
+        OwnRule(frozenset(rule["symptoms"]), frozenset(rule.get("forms", ())), frozenset(rule.get("phases", ())),
+                bool(rule.get("cut_traceback")),
+                None if "innermost_frame" not in rule else
+                _compile_regex(rule["innermost_frame"], path, f"match.owns[{i}].innermost_frame", reviewed)
+                if anchors is None else LazyRegex(rule["innermost_frame"], reviewed))
+        for i, rule in enumerate(match.get("owns", [])))
+    symptom = None
+    if doc["kind"] == "symptom":
+        spec = doc["symptom"]
+        symptom = SymptomSpec(doc["id"].removeprefix("symptom."), tuple(spec.get("prefixes", [])),
+                              frozenset(spec.get("exception_types", [])))
     return Signature(
         id=doc["id"], kind=doc["kind"], doc=doc, path=path, patterns=patterns, exclude=exclude,
         frames=frames, context_phases=frozenset(context.get("phases", [])), context_requires=requires,
-        engines=engines, expressions=expressions, reviewed=reviewed,
+        engines=engines, expressions=expressions, reviewed=reviewed, owns=owns, symptom=symptom,
     )
 
 
@@ -522,10 +572,14 @@ class LazyExpressions(dict):  # type: ignore[type-arg]
 def cross_reference_errors(catalog: Catalog) -> Iterator[tuple[Signature, str]]:
     """Each signature's dangling ``explains`` and each expression naming an unknown fact."""
     known = catalog.known_facts
+    symptoms = {s.symptom.name for s in catalog.symptoms if s.symptom is not None}
     for sig in catalog.signatures.values():
         for target in sig.explains:
             if target not in catalog.signatures:
                 yield sig, f"{sig.path}: explains: {target!r} is not a signature id in the catalog"
+        for i, rule in enumerate(sig.owns):
+            for name in sorted(rule.symptoms - symptoms):
+                yield sig, f"{sig.path}: match.owns[{i}].symptoms: {name!r} is not a symptom class in the catalog"
         local = set(sig.doc.get("values", {}))
         for key, parsed in sig.expressions.items():
             allowed = known | local | _fix_locals(sig, key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
@@ -21,8 +22,8 @@ _PREFIXES = re.compile(
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\ [\w-]{1,16}){0,3}\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
-    | \(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)\ ?                    # vLLM "(EngineCore_DP0 pid=1)", "(VllmWorker rank=3 pid=9)"
-    | (?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
+    | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:)\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"
+    | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     )""",
     re.VERBOSE,
 )
@@ -36,19 +37,49 @@ _REQUEST_ECHO = re.compile(
 )
 
 
+# A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
+# Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]".
+_ERROR_LEVEL = re.compile(
+    r"^(?:(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\])"
+    r"|\blevel=(?:ERROR|FATAL|error|fatal)\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A line's message, the process or rank tag it came with, and whether it was logged as
+    an error."""
+
+    text: str
+    origin: str | None = None
+    error_level: bool = False
+
+
 def normalize(line: str) -> str:
     """The message a line carries, without colour codes, wrappers or JSON framing."""
+    return parse_line(line).text
+
+
+def parse_line(line: str) -> Message:
+    """The message of a line with what its wrapping said: the innermost process tag
+    ("(EngineCore_DP0 pid=1)", "[rank0]:") and an error level."""
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = line.rstrip("\r\n")
     stripped = line.lstrip()
     if stripped.startswith("{") and stripped.endswith("}"):
         line = _json_message(stripped, depth=0) or line
-    previous = None
-    while previous != line:
-        previous = line
-        line = _PREFIXES.sub("", line, count=1)
-    return line
+    origin, error_level = None, False
+    while True:
+        match = _PREFIXES.match(line)
+        if match is None or not match.end():
+            break
+        if match.group("origin"):
+            origin = match.group("origin").rstrip(":")
+        if match.group("level") in ("ERROR", "CRITICAL"):
+            error_level = True
+        line = line[match.end():]
+    return Message(line, origin, error_level or _ERROR_LEVEL.search(line) is not None)
 
 
 def is_request_echo(line: str) -> bool:

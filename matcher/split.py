@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .prefilter import Anchor, Candidate, Prefilter, make_prefilter, message_window
+from .prefilter import FOLLOW_BYTES, FOLLOW_LINES, Anchor, Candidate, Prefilter, make_prefilter, message_window
 from .read import ReadError, read_blocks
 
 if TYPE_CHECKING:
@@ -137,15 +137,17 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
         try:
             for block in read_blocks(region, path):
                 line, position = segment.newlines, 0
+                block_end = region.start + segment.size + len(block)
                 for candidate in prefilter.candidates(block):
                     line += block.count(b"\n", position, candidate.start)
                     position = candidate.start
                     low, high = message_window(candidate)
-                    parts.append(block[low:high])
+                    follow = _following(block, candidate, high, handle, block_end)
+                    parts += (block[low:high], follow)
                     segment.candidates.append(
                         Candidate(offset, offset + high - low, candidate.anchors, candidate.first_pos - low))
                     segment.line_offsets.append(line)
-                    offset += high - low
+                    offset += high - low + len(follow)
                 segment.newlines = line + block.count(b"\n", position)
                 segment.size += len(block)
                 segment.ends_with_newline = block.endswith(b"\n")
@@ -161,7 +163,7 @@ class _Region:
     def __init__(self, handle: BinaryIO, start: int, end: int) -> None:
         self._handle = handle
         self._end = end
-        self._position = _line_start_in(handle, start, end)
+        self._position = self.start = _line_start_in(handle, start, end)
         self._done = self._position >= end
         self._last = b"\n"
         handle.seek(self._position)
@@ -187,6 +189,19 @@ class _Region:
             count = cut + 1 if cut >= 0 else 0
         self._position += count
         return count
+
+
+def _following(block: bytes, candidate: Candidate, high: int, handle: BinaryIO, block_end: int) -> bytes:
+    """The lines after a candidate, as the scanner reads them to rejoin a wrapped message
+    (scan.FOLLOW_LINES, each at most FOLLOW_BYTES), read on past the segment's end when
+    needed; an empty line ends them, so the next candidate's window is never taken for one."""
+    if high < candidate.end:  # a window inside a very long line: nothing follows it
+        return b"\n\n"
+    tail = block[candidate.end + 1: candidate.end + 1 + FOLLOW_LINES * FOLLOW_BYTES]
+    if tail.count(b"\n") < FOLLOW_LINES and candidate.end + 1 + len(tail) >= len(block):
+        tail += os.pread(handle.fileno(), FOLLOW_LINES * FOLLOW_BYTES, block_end)
+    lines = tail.split(b"\n")[:FOLLOW_LINES]
+    return b"\n" + b"\n".join(line[:FOLLOW_BYTES] for line in lines) + b"\n\n"
 
 
 def _line_start_in(handle: BinaryIO, start: int, end: int) -> int:

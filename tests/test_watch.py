@@ -95,7 +95,7 @@ def test_diagnosis_comes_when_the_traceback_ends_not_at_eof():
         time.sleep(0.02)
     early = wait_for(proc.stderr, "vllm.cudagraph.oom-during-capture")
     assert proc.poll() is None and b"ROOT CAUSE" not in early
-    assert b"line 7: vllm.cudagraph.oom-during-capture (error, phase cudagraph-capture, root-cause)" in early
+    assert b"line 7: vllm.cudagraph.oom-during-capture (error, phase cudagraph-capture, root-cause; exact" in early
     proc.stdin.write(b"".join(lines[8:]))
     out, err = proc.communicate(timeout=HANG_GUARD)
     assert out == b"".join(lines)

@@ -959,10 +959,11 @@ def tgi_samples() -> list[Sample]:
                       "tgi.cudagraph.warmup-failed", "cudagraph-capture", log.lines))
 
     log = Tgi("1.4.5").start().warmup()
-    log.shard_error(M("Method Warmup encountered an error."), TGI_WARMUP, "ValueError: Unsupported head size: 96")
+    log.shard_error("Method Warmup encountered an error.", TGI_WARMUP, M("ValueError: Unsupported head size: 96"))
     out.append(Sample("tgi-wrappers", "Method encountered an error", ">=0.4.0,<=3.3.7", "tgi", "1.4.5",
-                      "tgi.shard.failed", "warmup", log.lines,
-                      note="The shard's own exception is not a memory message, so only the wrappers are found."))
+                      "uncatalogued", "warmup", log.lines,
+                      note="The shard's own exception is not a memory message: it is reported as uncatalogued, "
+                           "ahead of the wrapper that points at it."))
     log = Tgi("2.0.4").start()
     log.rec("ERROR", "shard-manager: text_generation_launcher", M("Shard complete standard error output:"))
     log.put("", "The cache for model files in Transformers v4.22.0 has been updated.")

@@ -6,10 +6,10 @@ import json
 
 import click
 
-from .common import catalog_option, load
+from .. import pipeline
+from .common import catalog_option
 from ..record import compare
 from ..report.record_text import render_comparison
-from ..scan import Scanner
 from .facts import read_record
 
 
@@ -21,7 +21,7 @@ from .facts import read_record
 def command(a: str, b: str, fmt: str, catalogs: tuple[str, ...]) -> None:
     """Compare two runs: settings that changed, outcome and phase of each, memory deltas, and
     a warning when more than one knob changed."""
-    scanner = Scanner(load(catalogs))
+    scanner = pipeline.scanner(catalogs)
     result = compare(read_record(scanner, a), read_record(scanner, b))
     if fmt == "json":
         click.echo(json.dumps({

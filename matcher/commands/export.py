@@ -36,7 +36,7 @@ def command(fmt: str, out: str | None, field: str | None, dialect: str, label: s
         return
     catalog = load(catalogs)
     if fmt == "patterns":
-        click.echo("\n".join(patterns(catalog, ("problem", "fact") if facts else ("problem",))))
+        click.echo("\n".join(patterns(catalog, ("problem", "symptom", "fact") if facts else ("problem", "symptom"))))
         return
     try:
         rules = sigma_rules(catalog, field, dialect)

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from .common import catalog_option, load
+from .. import pipeline
+from .common import catalog_option
 from ..diagnose import diagnose
 from ..read import InputError, open_input
 from ..record import RunRecord, record
@@ -30,7 +31,7 @@ def read_record(scanner: Scanner, path: str) -> RunRecord:
 def command(path: str, fmt: str, catalogs: tuple[str, ...]) -> None:
     """Print the run record of one log: what ran, with which settings, how memory was split,
     which phase it reached and how it ended."""
-    rec = read_record(Scanner(load(catalogs)), path)
+    rec = read_record(pipeline.scanner(catalogs), path)
     if fmt == "json":
         click.echo(json.dumps(rec.as_dict(), indent=2))
     else:

@@ -14,8 +14,9 @@ import click
 from ..api import scan_path
 from ..read import is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
+from ..pipeline import scanner_for
 from ..scan import Scanner
-from ..selection import select, selection_options
+from ..selection import selection_options
 from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, input_globs, load
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
@@ -70,7 +71,7 @@ def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, inc
             ignore: tuple[str, ...]) -> None:
     """Diagnose log files (PATH may be '-', a directory or a .gz file; default: stdin)."""
     catalog = load(catalogs)
-    scanner = Scanner(select(catalog, statuses, only, ignore))
+    scanner = scanner_for(catalog, statuses, only, ignore)
     files = expand(paths, includes or DEFAULT_INCLUDE, excludes)
     reports = [scan_path(scanner, path, redact=not no_redact, jobs=jobs) for path in files]
     colored = use_color(color, output)

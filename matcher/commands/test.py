@@ -16,8 +16,8 @@ from pathlib import Path
 import click
 
 from ..corpus import Outcome, confusion, run_corpus
-from ..scan import Scanner
-from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option, load
+from .. import pipeline
+from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option
 
 
 @click.command("test")
@@ -28,7 +28,7 @@ from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option, load
 @catalog_option
 def command(roots: tuple[str, ...], verbose: bool, bless: bool, catalogs: tuple[str, ...]) -> None:
     """Run every corpus sample against its sidecar and print a per-signature table."""
-    scanner = Scanner(load(catalogs))
+    scanner = pipeline.scanner(catalogs)
     dirs = [Path(r) for r in roots or ("corpus",)]
     outcomes = run_corpus(scanner, dirs)
     if bless:

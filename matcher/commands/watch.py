@@ -10,7 +10,6 @@ checklist follows when the input ends.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import sys
 import time
@@ -19,29 +18,27 @@ from typing import Any, TypeVar
 
 import click
 
+from ..catalog import Signature
 from ..diagnose import diagnose
+from ..findings import Incident, Run
 from ..normalize import normalize
-from ..pipe import Follow, Tee
 from ..prefilter import MATCH_WINDOW
+from ..pipe import Follow, Tee
 from ..read import Chunk, InputError, grow_pipe, read_chunks
 from ..report import FileReport, build_report
-from ..scan import FRAME_GAP, Finding, Run, Scanner
-from .common import EXIT_ERROR, catalog_option, load
+from ..scan import FRAME_GAP, Scanner
+from ..scan.incidents import continues_traceback
+from .. import pipeline
+from .common import EXIT_ERROR, catalog_option
 from .scan import exit_code
 
 T = TypeVar("T")
 
-# Lines that continue a traceback after its error line: indented frames and source, blank
-# lines, chained-exception headers, and further exception lines.
-_TRACEBACK_TAIL = re.compile(
-    r"^(?:\s|$|Traceback \(most recent call last\)|During handling of the above exception"
-    r"|The above exception was the direct cause|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b)"
-)
-
-
 def event_ended(chunk: Chunk, after: int) -> bool:
-    """True when a line of ``chunk`` numbered above ``after`` is no part of a traceback, or
-    lies more than FRAME_GAP lines beyond it."""
+    """True when a line of ``chunk`` numbered above ``after`` is no part of its traceback
+    (incidents.continues_traceback) or lies more than FRAME_GAP lines beyond it. Watch reads
+    every line here, not only the scanner's candidates, so that an announcement is not held
+    back by quiet lines; the checklist at the end is the scan's."""
     data, line, position = chunk.data, chunk.first_line, 0
     while position < len(data):
         if line > after + FRAME_GAP:
@@ -50,15 +47,15 @@ def event_ended(chunk: Chunk, after: int) -> bool:
         end = len(data) if newline < 0 else newline
         if line > after:
             text = normalize(data[position:min(end, position + MATCH_WINDOW)].decode("utf-8", "replace"))
-            if not _TRACEBACK_TAIL.match(text):
+            if not continues_traceback(text):
                 return True
         position, line = end + 1, line + 1
     return False
 
 
 class Session:
-    """One live scan: collects findings, announces each when its event is complete, and
-    keeps the bytes flowing if the matcher itself fails (reported once, then off)."""
+    """One live scan: announces each incident when its event is complete, and keeps the
+    bytes flowing if the matcher itself fails (reported once, then off)."""
 
     def __init__(self, scanner: Scanner, name: str, idle: float, color: bool) -> None:
         self.state = scanner.stream(name, self._found)
@@ -66,8 +63,9 @@ class Session:
         self.idle = idle
         self.color = color
         self.failure: str | None = None
-        self._pending: list[Finding] = []
+        self._pending: list[tuple[Signature, Incident]] = []
         self._pending_since = 0.0
+        self._announced: set[tuple[str, int]] = set()
         self._line = 0
 
     def feed(self, chunk: Chunk) -> None:
@@ -75,8 +73,9 @@ class Session:
         self._guard(self._feed, chunk)
 
     def tick(self) -> None:
+        """After --idle seconds, what the open event shows so far is announced."""
         if self._pending and time.monotonic() - self._pending_since >= self.idle:
-            self._guard(self._announce)
+            self._guard(lambda: self._announce(self.state.open_incidents()))
 
     def report(self, input_error: str | None) -> FileReport | None:
         """The checklist of everything read, or None when the matcher failed on it."""
@@ -84,31 +83,44 @@ class Session:
             self._guard(self.state.finish)
         return None if self.failure is not None else self._guard(lambda: build_report(self.run, error=input_error))
 
-    def _found(self, finding: Finding) -> None:
+    def _found(self, sig: Signature, incident: Incident) -> None:
         if not self._pending:
             self._pending_since = time.monotonic()
-        self._pending.append(finding)
+        self._pending.append((sig, incident))
 
     def _feed(self, chunk: Chunk) -> None:
         self.state.feed(chunk)
-        if self._pending and event_ended(chunk, max(f.line for f in self._pending)):
-            self._announce()
+        event = self.state.event
+        if not self._pending:
+            return
+        last = max(i.line for _, i in self._pending)
+        if event is None or event.first_line > last:
+            self._announce([])  # the event that held them has ended
+        elif event_ended(chunk, last):
+            self._announce(self.state.open_incidents())
 
-    def _announce(self) -> None:
-        diagnosis = diagnose(self.run)
-        for finding in sorted(self._pending, key=lambda f: (f is not diagnosis.root_cause, f.line)):
-            role = diagnosis.roles.get(finding.id, "related")
-            if finding.id in diagnosis.explained_by:
-                role += f" of {diagnosis.explained_by[finding.id]}"
-            head = finding.id
+    def _announce(self, provisional: list[tuple[Signature, Incident]]) -> None:
+        shown = [(sig, incident) for sig, incident in [*self._pending, *provisional]
+                 if (sig.id, incident.line) not in self._announced]
+        self._pending.clear()
+        if not shown:
+            return
+        diagnosis = diagnose(self.state.so_far())
+        root = diagnosis.root_cause.id if diagnosis.root_cause else None
+        for sig, incident in sorted(shown, key=lambda pair: (pair[0].id != root, pair[1].line)):
+            self._announced.add((sig.id, incident.line))
+            role = diagnosis.roles.get(sig.id, "related")
+            if sig.id in diagnosis.explained_by:
+                role += f" of {diagnosis.explained_by[sig.id]}"
+            head = sig.id
+            severity = incident.wording_severity or sig.severity
             if self.color:
-                head = click.style(head, fg="red" if finding.severity == "error" else "yellow", bold=True)
+                head = click.style(head, fg="red" if severity == "error" else "yellow", bold=True)
             click.echo(
-                f"logkb: line {finding.line}: {head} ({finding.severity}, phase {finding.phase}, {role}): "
-                f"{finding.signature.title}",
+                f"logkb: line {incident.line}: {head} ({severity}, phase {incident.phase}, {role}; "
+                f"{incident.basis}): {sig.title}",
                 err=True,
             )
-        self._pending.clear()
 
     def _guard(self, action: Callable[..., T], *args: Any) -> T | None:
         if self.failure is not None:
@@ -158,7 +170,7 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
     """
     if idle_exit is not None and follow is None:
         raise click.UsageError("--idle-exit needs --follow")
-    scanner = Scanner(load(catalogs))
+    scanner = pipeline.scanner(catalogs)
     if color is None:
         color = not os.environ.get("NO_COLOR") and sys.stderr.isatty()
     session = Session(scanner, follow or "<stdin>", idle, color)

@@ -26,7 +26,10 @@ class FileReport:
         return self.diagnosis.run
 
     def evidence(self, finding: Finding) -> str:
-        return redact(finding.text) if self.redact else clip(finding.text, 4000)
+        return self.evidence_text(finding.text)
+
+    def evidence_text(self, text: str) -> str:
+        return redact(text) if self.redact else clip(text, 4000)
 
 
 def build_report(run: Run, redact_secrets: bool = True, error: str | None = None) -> FileReport:
@@ -61,6 +64,8 @@ def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
         "occurrences": finding.occurrences,
         "confidence": finding.confidence,
         "match": finding.match,
+        "tier": finding.tier,
+        "basis": finding.first.basis,
         "evidence": report.evidence(finding),
         "facts": _public_facts(finding.facts, report.redact),
         "summary": sig.doc.get("summary"),
@@ -82,6 +87,13 @@ def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
         ],
         "verify": sig.doc.get("verify"),
         "references": [r["url"] for r in sig.doc.get("references", [])],
+        "incidents": [
+            {"line": i.line, "last_line": i.last_line, "occurrences": i.occurrences, "phase": i.phase,
+             "phase_source": i.phase_source, "tier": i.tier, "confidence": i.confidence, "basis": i.basis,
+             "origin": i.origin, "evidence": report.evidence_text(i.text),
+             "facts": _public_facts(i.facts, report.redact)}
+            for i in finding.incidents
+        ],
     }
 
 
@@ -101,6 +113,7 @@ def file_dict(report: FileReport) -> dict[str, Any]:
             "fuzzy_lines_scored": report.run.fuzzy_lines_scored,
             "fuzzy_lines_over_cap": report.run.fuzzy_lines_dropped,
             "occurrences_folded": sum(f.occurrences - 1 for f in report.run.findings),
+            "incidents": report.run.incidents,
         },
         "findings": [finding_dict(report, f) for f in diagnosis.findings],
         "error": report.error,

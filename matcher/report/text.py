@@ -48,7 +48,7 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
     root = d.root_cause
     sig = root.signature
     checklist = report.checklists[root.id]
-    how = "" if root.match == "regex" else f", fuzzy match {root.confidence:.2f}"
+    how = "" if root.tier == "exact" else f", {root.tier} evidence, confidence {root.confidence:.2f}"
     if root.occurrences > 1:
         how += f", {root.occurrences} times up to line {root.last_line}"
     lines.append(
@@ -57,6 +57,11 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
     )
     lines.extend(_wrap(sig.title, "  "))
     lines.append(f"  line {root.line}: {report.evidence(root)}")
+    lines.append(f"  rests on: {root.first.basis}")
+    if len(root.incidents) > 1:
+        shown = ", ".join(f"line {i.line} ({i.phase})" for i in root.incidents[:8])
+        more = f" and {len(root.incidents) - 8} more" if len(root.incidents) > 8 else ""
+        lines.extend(_wrap(f"incidents: {len(root.incidents)} separate events: {shown}{more}", "  "))
     for note in root.notes:
         lines.append(f"  note: {note}")
     lines.append("")

@@ -1,0 +1,439 @@
+"""From chunks of bytes to findings.
+
+A :class:`Scanner` is built once per catalog (the anchor index, the symptom classes, the
+fuzzy templates). :meth:`Scanner.run` reads one input through a :class:`RunScan`, which
+walks the candidate lines the prefilter finds:
+
+- ``lines``: a candidate line to its message and confirmed hits (memoised);
+- ``context``: the phase in force (markers, traceback frames) and the engine;
+- ``incidents``: error events assembled from the lines, each resolved when it ends;
+- ``fuzzy``: the last-resort pass over an event's lines that nothing else explained;
+
+and :func:`matcher.findings.group` turns the incidents into findings when the input ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from functools import cached_property
+from typing import TYPE_CHECKING, BinaryIO
+
+from ..catalog import Catalog, Pattern, Signature
+from ..findings import Finding, Incident, Run, group
+from ..normalize import parse_line
+from ..prefilter import (
+    FOLLOW_BYTES,
+    FOLLOW_LINES,
+    Candidate,
+    Prefilter,
+    engine_name,
+    make_prefilter,
+    message_window,
+    prefiltered,
+    small_input_engine,
+)
+from ..read import Chunk, ReadError, read_blocks
+from .context import FRAME_GAP, EngineTracker, PhaseTracker
+from .fuzzy import MAX_FUZZY_LINES, Fuzzy
+from .incidents import OFF_RANGE_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident, is_exception
+from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, budget, search
+from .symptoms import Symptoms
+
+if TYPE_CHECKING:
+    from ..split import Segment
+
+__all__ = ["FRAME_GAP", "Finding", "Incident", "Run", "RunScan", "Scanner"]
+
+MIN_WRAPPED = 40  # a line shorter than this was not wrapped by a terminal
+
+
+class Scanner:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.signatures: list[Signature] = list(catalog.signatures.values())
+        self.index = AnchorIndex(self.signatures)
+        self.anchors = self.index.anchors
+        self.frame_maps = [s for s in self.signatures if s.frame_scoped]
+        self.symptoms = Symptoms(self.signatures)
+        self.generic = frozenset(target for s in self.signatures for target in s.explains)
+
+    @cached_property
+    def prefilter(self) -> Prefilter:
+        """The configured engine (prefilter.engine_name), built on first use."""
+        return make_prefilter(self.anchors)
+
+    def prefilter_for(self, size: int | None) -> Prefilter:
+        """The engine for an input that is one block of ``size`` bytes (None: several)."""
+        engine = small_input_engine(size)
+        return self.prefilter if engine is None else make_prefilter(self.anchors, engine)
+
+    def run(self, stream: BinaryIO, name: str) -> Run:
+        """Scan one input to the end."""
+        state = RunScan(self, name)
+        line = 1
+        try:
+            for block, candidates in prefiltered(self.prefilter_for, read_blocks(stream, name)):
+                line += state.scan_block(block, line, candidates)
+        except ReadError as exc:
+            raise exc.at_line(line) from None
+        return state.finish()
+
+    def run_split(self, path: str, name: str, jobs: int, segment_size: int | None = None) -> Run:
+        """Scan a large regular file with ``jobs`` worker processes (see split.py): the same
+        Run as :meth:`run`, with the reading and prefiltering spread over cores."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        from .. import split
+
+        state = RunScan(self, name)
+        line = 1
+        try:
+            for segment in split.scan_segments(path, self.anchors, engine_name(), jobs,
+                                               segment_size or split.SEGMENT_SIZE):
+                line += state.scan_segment(segment, line)
+                if segment.error is not None:
+                    raise ReadError(name, segment.error).at_line(line)
+        except BrokenProcessPool as exc:
+            raise ReadError(name, f"a worker process died ({exc}); try --jobs 1").at_line(line) from None
+        return state.finish()
+
+    def run_lines(self, lines: Iterable[str | bytes], name: str = "<lines>") -> Run:
+        """Scan an iterator of lines (library use); a line without a newline gets one."""
+        return self.run(_LineStream(lines), name)
+
+    def stream(self, name: str, on_incident: Callable[[Signature, Incident], None] | None = None) -> RunScan:
+        """An incremental scan (pipe mode): feed chunks, then finish()."""
+        return RunScan(self, name, on_incident)
+
+
+class _LineStream:
+    """A readable stream over an iterator of lines, so that lines take the same path as files."""
+
+    def __init__(self, lines: Iterable[str | bytes]) -> None:
+        self._lines = iter(lines)
+        self._pending = b""
+
+    def read(self, size: int = -1) -> bytes:
+        parts, length = [self._pending], len(self._pending)
+        for line in self._lines:
+            data = line.encode("utf-8", "surrogateescape") if isinstance(line, str) else line
+            data = data if data.endswith(b"\n") else data + b"\n"
+            parts.append(data)
+            length += len(data)
+            if 0 <= size <= length:
+                break
+        joined = b"".join(parts)
+        if size < 0:
+            self._pending = b""
+            return joined
+        self._pending = joined[size:]
+        return joined[:size]
+
+
+class RunScan:
+    """One input being scanned: the lines seen so far, the open event, the incidents."""
+
+    def __init__(self, scanner: Scanner, name: str,
+                 on_incident: Callable[[Signature, Incident], None] | None = None) -> None:
+        self.scanner = scanner
+        self.run = Run(name)
+        self.on_incident = on_incident
+        self.lines = LineMatcher(scanner.index)
+        self.phases = PhaseTracker(scanner.frame_maps, phases=self.run.phases)
+        self.engines = EngineTracker(counts=self.run.engine_counts)
+        self.fuzzy = Fuzzy(scanner.signatures)
+        self.resolver = Resolver(scanner.symptoms, scanner.generic, lambda: self.engines.engine, self._fuzzy)
+        self.event: Event | None = None
+        self.incidents: list[tuple[Signature, Incident]] = []
+        self.found: set[str] = set()
+        self.last_line = 0
+        self._joined_until = 0  # lines up to here were read as part of a rejoined message
+        self._gated_seen = 0
+        self._last_incident = 0
+
+    # -- feeding ------------------------------------------------------------------------
+
+    def feed(self, chunk: Chunk) -> None:
+        self.scan_block(chunk.data, chunk.first_line, self.scanner.prefilter.candidates(chunk.data))
+
+    def scan_block(self, data: bytes, first_line: int, candidates: list[Candidate]) -> int:
+        """Handle a block's candidate lines; the block's newlines are counted once, on the way."""
+        line = first_line
+        position = 0
+        for candidate in candidates:
+            line += data.count(b"\n", position, candidate.start)
+            position = candidate.start
+            self._line(data, candidate, line)
+        newlines = line - first_line + data.count(b"\n", position)
+        self._count_lines(first_line, newlines, data.endswith(b"\n"))
+        return newlines
+
+    def scan_segment(self, segment: Segment, first_line: int) -> int:
+        """Handle the candidate lines a worker found in one segment (split.py)."""
+        for candidate, offset in zip(segment.candidates, segment.line_offsets):
+            self._line(segment.data, candidate, first_line + offset)
+        if segment.size:
+            self._count_lines(first_line, segment.newlines, segment.ends_with_newline)
+        return segment.newlines
+
+    def _count_lines(self, first_line: int, newlines: int, ends_with_newline: bool) -> None:
+        """After a block (or segment) from ``first_line`` holding ``newlines`` newlines."""
+        self.last_line = first_line + newlines - (1 if ends_with_newline else 0)
+        self.run.lines = max(self.run.lines, self.last_line)
+
+    # -- one candidate line ---------------------------------------------------------------
+
+    def _line(self, data: bytes, candidate: Candidate, line_no: int) -> None:
+        if line_no <= self._joined_until:
+            return
+        start, end = message_window(candidate)
+        message = self.lines.message(data[start:end])
+        if message is None:
+            self.run.prompt_lines_skipped += 1
+            return
+        text = message.text
+        kinds = self.lines.kinds(candidate.anchors)
+        event = self.event
+        if event is not None and line_no > event.last_line + FRAME_GAP:
+            self._close()
+        # An event ends at the first candidate line after it that does not continue it. Only
+        # candidate lines decide, so that every way of reading (blocks, workers, a pipe) agrees.
+        closing = self.event is not None and line_no > self.event.last_line and not continues_event(text) \
+            and line_no != self.event.last_frame_line + 1  # a frame's source line, its indent lost in a paste
+        if kinds.traceback and TRACEBACK in text:
+            if closing:
+                self._close()
+                closing = False
+            self.phases.start_traceback()
+            self._event(line_no)
+        if kinds.frame and FRAME_LINE.match(text):
+            self.phases.add_frame(line_no, text)
+            self.engines.note_frame(text)
+            event = self._event(line_no)
+            event.frames = [f for _, f in self.phases.frames]
+            event.frame_phase = self.phases.frame_phase
+            event.last_frame_line = line_no
+            return
+        hits = self.lines.confirm(text, kinds.wanted)
+        joined = self._rejoined(data, candidate, text, hits)
+        if joined is not None:
+            text, hits, continuation_lines = joined
+            self._joined_until = line_no + continuation_lines
+        for index, hit in hits:
+            if self.scanner.signatures[index].kind == "fact":
+                self._fact(self.scanner.signatures[index], hit.values, line_no)
+        if closing:
+            self._close()
+        problem = False
+        for index, hit in hits:
+            sig = self.scanner.signatures[index]
+            if sig.kind == "fact":
+                continue
+            if sig.kind == "symptom":
+                self._symptom(sig, hit, text, line_no, message.origin)
+            else:
+                problem |= self._problem(sig, hit, text, line_no, message.origin, joined is not None)
+        errorish = problem or kinds.gate and GATE.search(text) is not None or message.error_level
+        if not errorish:
+            return
+        event = self._event(line_no)
+        seen = self._seen(text, line_no, message.origin)
+        if not problem:
+            exception = is_exception(text)
+            if exception:
+                event.keep(event.exceptions, seen)
+                event.last_exception_line = line_no
+                symptom = self.scanner.symptoms.of_exception(text)
+                if symptom is not None:
+                    event.keep(event.symptoms, (symptom, seen))
+            elif message.error_level and not event.frames and event.last_exception_line == 0 \
+                    and TRACEBACK not in text and not text[:1].isspace():
+                event.keep(event.errors, seen)  # error-level lines outside a traceback
+            if kinds.gate:
+                if self._gated_seen < MAX_FUZZY_LINES:
+                    event.keep(event.gated, seen)
+                else:
+                    self.run.fuzzy_lines_dropped += 1
+                self._gated_seen += 1
+        elif is_exception(text):
+            event.last_exception_line = line_no
+
+    def _rejoined(self, data: bytes, candidate: Candidate, text: str,
+                  hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
+        """A message a terminal hard-wrapped (or an engine split) over the next lines, read
+        whole when that finds a problem the line alone does not show. Returns the joined text,
+        its hits and the number of continuation lines it took."""
+        if any(self.scanner.signatures[i].kind == "problem" and self.scanner.signatures[i].id not in self.scanner.generic
+               for i, _ in hits) or len(text) < MIN_WRAPPED or not GATE.search(text) \
+                or message_window(candidate)[1] < candidate.end:
+            return None
+        pieces: list[str] = []
+        position = candidate.end + 1
+        for _ in range(FOLLOW_LINES):
+            if position >= len(data):
+                break
+            newline = data.find(b"\n", position)
+            stop = len(data) if newline < 0 else newline
+            raw = data[position:min(stop, position + FOLLOW_BYTES)]
+            message = parse_line(raw.decode("utf-8", "replace"))
+            piece = message.text
+            if not piece.strip() or raw[:1].isspace() or message.text != raw.decode("utf-8", "replace").rstrip("\r") \
+                    or is_exception(piece) or TRACEBACK in piece or FRAME_LINE.match(piece):
+                break  # a new record: it has its own prefix, or starts a frame or an exception
+            pieces.append(piece)
+            position = stop + 1
+        if not pieces:
+            return None
+        alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_anywhere(piece)}
+        for count in range(len(pieces), 0, -1):
+            for glue in ("", " "):
+                joined = text + glue + glue.join(pieces[:count])
+                found = self.lines.confirm_anywhere(joined)
+                if any(self.scanner.signatures[i].kind == "problem" and i not in alone for i, _ in found):
+                    return joined, found, count
+        return None
+
+    def _event(self, line_no: int) -> Event:
+        if self.event is None:
+            self.event = Event(line_no, line_no)
+        self.event.touch(line_no)
+        return self.event
+
+    def _seen(self, text: str, line_no: int, origin: str | None, fixed: str | None = None) -> Seen:
+        if fixed:
+            phase, source = fixed, "fixed"
+        else:
+            phase, source = self.phases.in_force(line_no)
+        frames = [f for _, f in self.phases.recent_frames(line_no)]
+        return Seen(line_no, text, phase, source, frames, origin, dict(self.run.facts))
+
+    def _fact(self, sig: Signature, values: dict, line_no: int) -> None:
+        run = self.run
+        engine = next(iter(sig.engines))
+        if engine != "any":
+            self.engines.note(engine)
+        for name, value in values.items():
+            if name == "version" and engine != "any":
+                run.facts["engine"] = engine
+                run.facts["engine_version"] = value
+                self.engines.named = engine
+                name = f"{engine}_version"
+            run.facts[name] = value
+            run.fact_lines[name] = line_no
+        phase = sig.enters_phase
+        if phase is None:
+            return
+        event = self.event
+        if event is not None and line_no <= event.last_line + 1:
+            # Engines often name the step on the line after the error (llama.cpp prints the
+            # allocation failure, then which buffer it was for, then the caller): an incident
+            # whose phase nothing decided takes the phase of the markers that follow it.
+            for _, incident in event.hits.values():
+                if incident.phase_source in ("unknown", "followers"):
+                    incident.phase, incident.phase_source = phase, "followers"
+        self.phases.enter(phase, line_no)
+
+    def _symptom(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None) -> None:
+        from .symptoms import SymptomMatch
+
+        event = self._event(line_no)
+        event.keep(event.symptoms, (SymptomMatch(sig.symptom.name, hit.pattern.form),  # type: ignore[union-attr]
+                                    self._seen(text, line_no, origin)))
+
+    def _problem(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool) -> bool:
+        """Record a confirmed hit in the open event unless its context fails; True when it counted."""
+        frames = self.phases.recent_frames(line_no)
+        if sig.has_context and not (self.engines.fits(sig) and self._context_holds(sig, hit.values, frames)):
+            return False
+        for engine in sig.engines:
+            self.engines.note(engine)
+            break
+        event = self._event(line_no)
+        existing = event.hits.get(sig.id)
+        if existing is not None:
+            incident = existing[1]
+            if line_no <= incident.last_line + 1 and incident.phase_source in ("marker", "followers") \
+                    and self.phases.phase and self.phases.phase != incident.phase:
+                # The same failure goes on over the next line, which names a later step
+                # (llama.cpp: cudaMalloc failed, then "failed to allocate compute pp buffers").
+                incident.phase, incident.phase_source = self.phases.phase, "followers"
+        notes: list[str] = []
+        confidence = self._version_confidence(sig, hit.pattern, notes)
+        fixed = hit.pattern.phase or sig.phase
+        seen = self._seen(text, line_no, origin, fixed)
+        tier, basis = ("partial", "partial: its message is rejoined from wrapped lines") if joined else \
+            ("exact", "exact: its wording matched")
+        event.add_hit(sig, hit_incident(sig, hit.values, seen, hit.pattern, tier, confidence, basis, notes))
+        if existing is None and self.on_incident is not None:
+            self.on_incident(sig, event.hits[sig.id][1])
+        return True
+
+    def _version_confidence(self, sig: Signature, pattern: Pattern, notes: list[str]) -> float:
+        version = self.run.facts.get("engine_version")
+        engine_name = self.run.facts.get("engine", "")
+        wording_engine = pattern.engine or next(iter(sig.engines))
+        if not version or wording_engine != engine_name:
+            return 1.0
+        in_range = sig.version_in_range(engine_name, str(version))
+        if in_range is not False and pattern.versions is not None:
+            in_range = pattern.versions.contains(str(version))
+        if in_range is False:
+            notes.append(f"the log's {engine_name} {version} is outside the versions known to print this wording")
+            return OFF_RANGE_CONFIDENCE
+        return 1.0
+
+    def _context_holds(self, sig: Signature, values: dict, frames: list[tuple[int, str]]) -> bool:
+        if sig.context_phases and self.phases.phase in sig.context_phases:
+            return True
+        if sig.frames and any(search(p, text, budget(sig)) for p in sig.frames for _, text in frames):
+            return True
+        if sig.context_requires is not None:
+            from ..expr import Unknown
+
+            try:
+                return bool(sig.context_requires.evaluate({**self.run.facts, **values}))
+            except Unknown:
+                return False
+        return False
+
+    # -- events and the end ---------------------------------------------------------------
+
+    def _fuzzy(self, lines: list[Seen], found: set[str]) -> list[tuple[Signature, Incident]]:
+        before = self.fuzzy.scored
+        hits = self.fuzzy.score(lines, found)
+        self.run.fuzzy_lines_scored += self.fuzzy.scored - before
+        return hits
+
+    def _close(self, input_ended_at: int | None = None) -> None:
+        event, self.event = self.event, None
+        if event is None:
+            return
+        for sig, incident in self.resolver.resolve(event, input_ended_at, self.found, self._last_incident):
+            self.found.add(sig.id)
+            self._last_incident = max(self._last_incident, incident.last_line)
+            self.incidents.append((sig, incident))
+            if self.on_incident is not None and sig.id not in event.hits:
+                self.on_incident(sig, incident)
+
+    def open_incidents(self) -> list[tuple[Signature, Incident]]:
+        """What the open event would resolve to now (pipe mode announces it after --idle)."""
+        if self.event is None:
+            return []
+        return self.resolver.resolve(self.event, None, set(self.found))
+
+    def finish(self) -> Run:
+        self._close(input_ended_at=self.run.lines)
+        self.run.findings = self._findings(self.incidents)
+        return self.run
+
+    def so_far(self) -> Run:
+        """A copy of the run with the findings of everything read so far, the open event
+        included (pipe mode names each announcement's role from it)."""
+        return dataclasses.replace(self.run, findings=self._findings([*self.incidents, *self.open_incidents()]))
+
+    def _findings(self, incidents: list[tuple[Signature, Incident]]) -> list[Finding]:
+        engine = self.engines.engine
+        # A signature that needs context may fire while the log has not yet named its
+        # engine; once the whole log has, another engine's context signature goes.
+        return group(incidents, keep=lambda sig: not sig.has_context or engine is None or self.engines.fits(sig))

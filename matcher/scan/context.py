@@ -1,0 +1,128 @@
+"""What is in force at a line: the phase (from markers and traceback frames) and the engine.
+
+Line order is the only order. A fact entry with ``enters_phase`` moves the run into a phase;
+a ``Traceback (most recent call last):`` opens a traceback whose frames are kept until the
+next one; the innermost frame that a frame map knows names the phase the traceback died in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..catalog import Signature
+from .lines import CONFIRM_CACHE, confirm
+
+FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
+MAX_FRAMES = 64  # innermost frames kept per traceback
+MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
+
+# Source paths in traceback frames that show which engine is running.
+_FRAME_ENGINES = (
+    ("vllm", re.compile(r"[/\\](?:site|dist)-packages[/\\]vllm(?:_omni)?[/\\]"
+                        r"|[/\\]vllm[/\\](?:v1|engine|worker|model_executor|entrypoints|executor|distributed)[/\\]")),
+    ("sglang", re.compile(r"[/\\]sglang[/\\]srt[/\\]")),
+    ("tgi", re.compile(r"[/\\]text_generation_server[/\\]")),
+    ("trtllm", re.compile(r"[/\\]tensorrt_llm[/\\]")),
+)
+
+
+@dataclass
+class PhaseTracker:
+    """The phase markers passed so far and the current traceback's frames."""
+
+    frame_maps: list[Signature]
+    phase: str | None = None  # the last marker's phase
+    phases: list[tuple[str, int]] = field(default_factory=list)
+    frames: list[tuple[int, str]] = field(default_factory=list)
+    frame_phase: str | None = None  # the phase the current traceback's innermost mapped frame shows
+    _memo: dict[str, str | None] = field(default_factory=dict)
+
+    def enter(self, phase: str, line_no: int) -> bool:
+        """A marker at ``line_no``; True when it changed the phase."""
+        if phase == self.phase:
+            return False
+        self.phase = phase
+        if len(self.phases) < MAX_PHASES:
+            self.phases.append((phase, line_no))
+        else:
+            self.phases[-1] = (phase, line_no)
+        return True
+
+    def start_traceback(self) -> None:
+        self.frames = []
+        self.frame_phase = None
+
+    def add_frame(self, line_no: int, text: str) -> None:
+        if self.frames and line_no - self.frames[-1][0] > FRAME_GAP:
+            self.start_traceback()
+        self.frames.append((line_no, text.strip()))
+        del self.frames[:-MAX_FRAMES]
+        phase = self._phase_of_frame(text)
+        if phase is not None:
+            self.frame_phase = phase
+
+    def recent_frames(self, line_no: int) -> list[tuple[int, str]]:
+        """The frames of the traceback that a line at ``line_no`` closes, if any."""
+        if self.frames and line_no - self.frames[-1][0] <= FRAME_GAP:
+            return self.frames
+        return []
+
+    def in_force(self, line_no: int) -> tuple[str, str]:
+        """The phase at a line and where it comes from: the frames of the traceback it closes,
+        the last marker, or nothing."""
+        if self.frame_phase and self.recent_frames(line_no):
+            return self.frame_phase, "frames"
+        if self.phase:
+            return self.phase, "marker"
+        return "unknown", "unknown"
+
+    def _phase_of_frame(self, frame: str) -> str | None:
+        """Memoised: the same frames recur in every traceback of a crash loop."""
+        if frame not in self._memo:
+            if len(self._memo) >= CONFIRM_CACHE:
+                self._memo.clear()
+            self._memo[frame] = next(
+                (e.enters_phase for e in reversed(self.frame_maps)
+                 if e.enters_phase and confirm(e, frame) is not None), None)
+        return self._memo[frame]
+
+
+ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})
+_EMBEDDED = {"ollama": frozenset({"llamacpp"})}  # engines whose output another one relays
+
+
+@dataclass
+class EngineTracker:
+    """Which engine wrote the log: its version banner if seen, else the engine whose entries
+    and frames were seen most."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    named: str | None = None
+
+    def note(self, engine: str) -> None:
+        if engine not in ("any", "linux", "cuda"):
+            self.counts[engine] = self.counts.get(engine, 0) + 1
+
+    def note_frame(self, frame: str) -> None:
+        for engine, path in _FRAME_ENGINES:
+            if path.search(frame):
+                self.note(engine)
+                return
+
+    @property
+    def engine(self) -> str | None:
+        if self.named is not None:
+            return self.named
+        return max(self.counts.items(), key=lambda kv: kv[1])[0] if self.counts else None
+
+    def fits(self, sig: Signature) -> bool:
+        """A signature that needs context belongs to its engines: an engine-specific capture
+        or loading rule must not fire on another engine's log (TGI also captures CUDA graphs)."""
+        return engine_fits(sig, self.engine)
+
+
+def engine_fits(sig: Signature, engine: str | None) -> bool:
+    engines = set(sig.engines)
+    return engine is None or bool(engines & {engine, *ENGINE_AGNOSTIC}) or \
+        bool(engines & _EMBEDDED.get(engine, frozenset()))

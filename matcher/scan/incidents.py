@@ -1,0 +1,207 @@
+"""Error events and the incidents they resolve to.
+
+An event is a stretch of the log that belongs to one failure: its error lines, its traceback
+(header, frames, chained exceptions) and what follows it without a break. It opens at an
+error-ish line and ends at the first line that does not continue it (:func:`continues_event`,
+the rule ``logkb watch`` shares), or FRAME_GAP lines on. When it ends it is resolved, from
+the strongest evidence down:
+
+1. exact: a signature's own wording matched on a line of the event;
+2. class x context: a symptom (any layer's out-of-memory) in a phase and engine that a
+   signature owns (``match.owns``), when only generic signatures matched;
+3. partial: the symptom from a cut or bare exception line, or a traceback cut before its
+   exception line whose frames show a phase that a signature owns;
+4. fuzzy: a gated line close to a signature's template;
+5. otherwise its last exception (or first error-level line) is ``uncatalogued``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog import Pattern, Signature
+from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
+from .context import FRAME_GAP
+from .lines import budget, search
+from .symptoms import SymptomMatch, Symptoms, exception_line
+
+MAX_EVENT_ITEMS = 16  # exception, error and gated lines kept per event
+NEAR_LINES = 60  # an error-level line this close after a diagnosis is taken as part of it
+CUT_SLACK = 2  # a traceback whose last frame is this close to the end of the input was cut
+
+CLASS_CONFIDENCE = 0.8
+PARTIAL_CONFIDENCE = 0.6
+CUT_TRACEBACK_CONFIDENCE = 0.4
+OFF_RANGE_CONFIDENCE = 0.6  # multiplier when the log's engine version is outside the range
+
+# Lines that continue a traceback: indented frames and source, blank lines, chained-exception
+# headers, exception lines, caret markers.
+_TRACEBACK_TAIL = re.compile(
+    r"^(?:\s|$|Traceback \(most recent call last\)|During handling of the above exception"
+    r"|The above exception was the direct cause|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b|\^+\s*$)"
+)
+# Further error lines continue an error burst too (llama.cpp prints the failed allocation,
+# then the buffer, then the caller).
+_ERROR_WORDS = re.compile(r"(?i)error|exception|out of memory|failed|not enough|insufficient|cannot allocate"
+                          r"|unable to allocate|killed")
+
+
+def continues_traceback(text: str) -> bool:
+    """True for a line that is part of the traceback before it."""
+    return _TRACEBACK_TAIL.match(text) is not None
+
+
+def continues_event(text: str) -> bool:
+    """True for a line that is part of the event before it (see the module docstring)."""
+    return continues_traceback(text) or _ERROR_WORDS.search(text) is not None
+
+
+@dataclass
+class Seen:
+    """A line of an event and what was in force there."""
+
+    line: int
+    text: str
+    phase: str
+    phase_source: str
+    frames: list[str]
+    origin: str | None
+    context_facts: dict[str, Any]
+
+
+@dataclass
+class Event:
+    first_line: int
+    last_line: int
+    hits: dict[str, tuple[Signature, Incident]] = field(default_factory=dict)
+    symptoms: list[tuple[SymptomMatch, Seen]] = field(default_factory=list)
+    exceptions: list[Seen] = field(default_factory=list)  # exception lines no signature matched
+    errors: list[Seen] = field(default_factory=list)  # error-level lines no signature matched
+    gated: list[Seen] = field(default_factory=list)  # lines with error words, for the fuzzy pass
+    frames: list[str] = field(default_factory=list)
+    frame_phase: str | None = None
+    last_frame_line: int = 0
+    last_exception_line: int = 0
+
+    def touch(self, line_no: int) -> None:
+        self.last_line = max(self.last_line, line_no)
+
+    def add_hit(self, sig: Signature, incident: Incident) -> None:
+        existing = self.hits.get(sig.id)
+        if existing is None:
+            self.hits[sig.id] = (sig, incident)
+            return
+        _, first = existing
+        first.occurrences += 1
+        first.last_line = incident.line
+        if len(first.lines) < MAX_LINES_KEPT:
+            first.lines.append(incident.line)
+
+    def keep(self, items: list[Any], item: Any) -> None:
+        if len(items) < MAX_EVENT_ITEMS:
+            items.append(item)
+
+    @property
+    def cut_before_exception(self) -> bool:
+        """A traceback whose frames run on after the last exception line."""
+        return bool(self.frames) and self.last_frame_line > self.last_exception_line
+
+
+@dataclass
+class Resolver:
+    """Turns a closed event into incidents (see the module docstring)."""
+
+    symptoms: Symptoms
+    generic: frozenset[str]  # ids some other signature explains: a symptom's owner may replace them
+    engine: Callable[[], str | None]
+    fuzzy: Callable[[list[Seen], set[str]], list[tuple[Signature, Incident]]]
+
+    def resolve(self, event: Event, input_ended_at: int | None, found: set[str],
+                last_incident: int = 0) -> list[tuple[Signature, Incident]]:
+        """``input_ended_at``: the last line of the input, when the event reaches it;
+        ``last_incident``: the line of the latest incident before this event."""
+        out = list(event.hits.values())
+        specific = [sig for sig, _ in out if sig.id not in self.generic and not sig.wrapper]
+        if not specific:
+            owned = self._owned(event, input_ended_at)
+            if owned is not None and owned[0].id not in event.hits:
+                out.append(owned)
+        if not any(not sig.wrapper for sig, _ in out):
+            fuzzy = self.fuzzy(event.gated, found) if not out else []
+            out.extend(fuzzy)
+            if not fuzzy:
+                near = bool(last_incident) and event.first_line - last_incident <= NEAR_LINES
+                uncatalogued = self._uncatalogued(event, input_ended_at, wrapped=bool(out) or near)
+                if uncatalogued is not None:
+                    out.append((UNCATALOGUED, uncatalogued))
+        return out
+
+    def _owned(self, event: Event, input_ended_at: int | None) -> tuple[Signature, Incident] | None:
+        engine = self.engine()
+        candidates = list(event.symptoms)
+        if input_ended_at is not None:
+            last = max((s for s in (*event.exceptions, *event.errors, *event.gated)), key=lambda s: s.line, default=None)
+            if last is not None and last.line >= input_ended_at:
+                cut = self.symptoms.of_cut_line(last.text)
+                if cut is not None:
+                    candidates.append((cut, last))
+        for symptom, seen in candidates:
+            owner = self.symptoms.owner(symptom.name, symptom.form, seen.phase, engine)
+            if owner is None or any(search(ex, seen.text, budget(owner)) for ex in owner.exclude):
+                continue  # the owner's own exclusions hold for its symptoms too
+            where = f" in {seen.phase}" if seen.phase != "unknown" else ""
+            form = f" ({symptom.form})" if symptom.form else ""
+            if symptom.partial:
+                basis = f"partial: {symptom.partial}; its words show {symptom.name}{form}{where}"
+                tier, confidence = "partial", PARTIAL_CONFIDENCE
+            else:
+                basis = f"class: {symptom.name}{form}{where}" + (" frames" if seen.phase_source == "frames" else "")
+                tier, confidence = "class", CLASS_CONFIDENCE
+            return owner, _incident(seen, tier, confidence, basis)
+        if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK \
+                and event.frame_phase:
+            owner = self.symptoms.owner("gpu-oom", None, event.frame_phase, engine, innermost_frame=event.frames[-1])
+            if owner is not None:
+                seen = Seen(event.last_frame_line, event.frames[-1], event.frame_phase, "frames", list(event.frames),
+                            None, {})
+                basis = (f"partial: the exception line is not in this log; the frames show {event.frame_phase}")
+                incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE, basis)
+                incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")
+                return owner, incident
+        return None
+
+    def _uncatalogued(self, event: Event, input_ended_at: int | None, wrapped: bool) -> Incident | None:
+        """The event's last exception, else (unless a wrapper already speaks for the event)
+        its first error-level line."""
+        seen = event.exceptions[-1] if event.exceptions else (event.errors[0] if event.errors and not wrapped else None)
+        if seen is None:
+            return None
+        incident = _incident(seen, "exact", 1.0, "uncatalogued: no signature explains this error")
+        if event.cut_before_exception and input_ended_at is not None and event.last_line >= input_ended_at - CUT_SLACK:
+            incident.notes.append("A traceback after it is cut before its exception line.")
+        return incident
+
+
+def _incident(seen: Seen, tier: str, confidence: float, basis: str) -> Incident:
+    return Incident(line=seen.line, text=seen.text, facts={}, tier=tier, confidence=confidence, phase=seen.phase,
+                    phase_source=seen.phase_source, basis=basis, frames=seen.frames, origin=seen.origin,
+                    context_facts=seen.context_facts, last_line=seen.line, lines=[seen.line])
+
+
+def hit_incident(sig: Signature, values: dict[str, Any], seen: Seen, pattern: Pattern | None, tier: str,
+                 confidence: float, basis: str, notes: list[str]) -> Incident:
+    return Incident(line=seen.line, text=seen.text, facts=values, tier=tier, confidence=round(confidence, 3),
+                    phase=seen.phase, phase_source=seen.phase_source, basis=basis, frames=seen.frames,
+                    origin=seen.origin, context_facts=seen.context_facts, notes=notes,
+                    wording_severity=pattern.severity if pattern else None, last_line=seen.line, lines=[seen.line])
+
+
+def is_exception(text: str) -> bool:
+    return exception_line(text) is not None
+
+
+__all__ = ["Event", "FRAME_GAP", "Resolver", "Seen", "continues_event", "continues_traceback", "hit_incident",
+           "is_exception"]

@@ -1,0 +1,203 @@
+"""A line to its confirmed hits: the anchor index the prefilter searches for, and the
+memoised confirmation of a candidate line by the full regexes.
+
+The :class:`AnchorIndex` is built once per catalog: every pattern's literal anchors (and
+their JSON-escaped forms), plus the structural markers (traceback header, frame line, error
+words). A :class:`LineMatcher` lives for one input and remembers what it already decided,
+since a failing server repeats the same line thousands of times.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import facts as factlib
+from ..catalog import CompiledRegex, LazyRegex, Pattern, Signature
+from ..normalize import Message, is_request_echo, parse_line
+from ..prefilter import Anchor
+
+REGEX_TIMEOUT = 0.25  # seconds one overlay regex may spend on one line
+CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per run
+MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
+
+TRACEBACK = "Traceback (most recent call last)"
+FRAME = 'File "'
+GATE_WORDS = (b"error", b"exception", b"out of memory", b"failed", b"not enough", b"insufficient",
+              b"cannot allocate", b"unable to allocate", b"killed")
+GATE = re.compile(r"(?i)error|exception|out of memory|failed|not enough|insufficient|cannot allocate"
+                  r"|unable to allocate|killed")
+FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
+
+
+@dataclass
+class Target:
+    """What an anchor leads to: (signature, pattern) indices, or a structural marker."""
+
+    patterns: set[tuple[int, int]] = field(default_factory=set)
+    traceback: bool = False
+    frame: bool = False
+    gate: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    values: dict[str, Any]
+    pattern: Pattern  # the first pattern that matched
+
+
+class AnchorIndex:
+    """Every literal the prefilter looks for, and what each one leads to."""
+
+    def __init__(self, signatures: list[Signature]) -> None:
+        self.signatures = signatures
+        self.anchors: list[Anchor] = []
+        self.targets: list[Target] = []
+        self._index: dict[tuple[bytes, bool], int] = {}
+        for i, sig in enumerate(signatures):
+            if sig.frame_scoped:
+                continue
+            for j, pattern in enumerate(sig.patterns):
+                for literal in pattern.anchors:
+                    for form in (literal, *json_forms(literal)):
+                        self._target(form.encode("utf-8"), pattern.ignore_case).patterns.add((i, j))
+        for form in (TRACEBACK, *json_forms(TRACEBACK)):
+            self._target(form.encode(), False).traceback = True
+        for form in (FRAME, *json_forms(FRAME)):
+            self._target(form.encode(), False).frame = True
+        for word in GATE_WORDS:
+            self._target(word, True).gate = True
+        # On one line, facts and phase markers apply before the problems they give context to.
+        self.order = lambda i: (signatures[i].kind != "fact", i)
+
+    def _target(self, literal: bytes, caseless: bool) -> Target:
+        key = (literal.lower() if caseless else literal, caseless)
+        if key not in self._index:
+            self._index[key] = len(self.anchors)
+            self.anchors.append(Anchor(key[0], caseless))
+            self.targets.append(Target())
+        return self.targets[self._index[key]]
+
+
+@dataclass(frozen=True)
+class LineKinds:
+    traceback: bool
+    frame: bool
+    gate: bool
+    wanted: frozenset[tuple[int, int]]
+
+
+class LineMatcher:
+    """Messages and confirmations of one input's candidate lines, memoised and bounded."""
+
+    def __init__(self, index: AnchorIndex) -> None:
+        self.index = index
+        self._messages: dict[bytes, Message | None] = {}
+        self._confirmed: dict[tuple[str, frozenset[tuple[int, int]]], list[tuple[int, Hit]]] = {}
+
+    def kinds(self, anchors: set[int]) -> LineKinds:
+        targets = [self.index.targets[i] for i in anchors]
+        return LineKinds(any(t.traceback for t in targets), any(t.frame for t in targets),
+                         any(t.gate for t in targets), frozenset().union(*(t.patterns for t in targets)))
+
+    def message(self, raw: bytes) -> Message | None:
+        """The parsed message of a raw line, None for a request echo (user prompt text)."""
+        if raw in self._messages:
+            return self._messages[raw]
+        message: Message | None = parse_line(raw.decode("utf-8", "replace"))
+        if message is not None and is_request_echo(message.text):
+            message = None
+        if len(raw) <= MEMO_LINE:
+            if len(self._messages) >= CONFIRM_CACHE:
+                self._messages.clear()
+            self._messages[raw] = message
+        return message
+
+    def confirm(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
+        """Signatures whose full regex matches the line, facts first."""
+        if len(text) > MEMO_LINE:
+            return self._confirm_all(text, wanted)
+        key = (text, wanted)
+        hits = self._confirmed.get(key)
+        if hits is None:
+            hits = self._confirm_all(text, wanted)
+            if len(self._confirmed) >= CONFIRM_CACHE:
+                self._confirmed.clear()
+            self._confirmed[key] = hits
+        return hits
+
+    def _confirm_all(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
+        """Each signature tries, in catalog order, only its patterns whose anchor is on the
+        line: the others cannot match, and a short log then compiles a few regexes, not all."""
+        patterns: dict[int, set[int]] = {}
+        for index, pattern in wanted:
+            patterns.setdefault(index, set()).add(pattern)
+        hits = []
+        for index in sorted(patterns, key=self.index.order):
+            hit = confirm(self.index.signatures[index], text, patterns[index])
+            if hit is not None:
+                hits.append((index, hit))
+        return hits
+
+    def confirm_anywhere(self, text: str) -> list[tuple[int, Hit]]:
+        """Every signature's every pattern on a text the prefilter never saw whole (a line
+        rejoined from wrapped pieces): only the signatures whose anchors occur in it."""
+        lowered = text.lower()
+        wanted: set[tuple[int, int]] = set()
+        for anchor, target in zip(self.index.anchors, self.index.targets):
+            if target.patterns:
+                literal = anchor.literal.decode("utf-8", "replace")
+                if (literal in lowered) if anchor.caseless else (literal in text):
+                    wanted |= target.patterns
+        return self._confirm_all(text, frozenset(wanted)) if wanted else []
+
+
+def json_forms(literal: str) -> list[str]:
+    """An anchor as it appears inside a JSON string, where a log shipper wrapped the line
+    (Docker's json-file driver, Fluent Bit, Vector): quotes and backslashes escaped, and with
+    Go's encoder also <, > and & as \\u003c, \\u003e and \\u0026. The full regex then runs on
+    the unwrapped message (normalize.py)."""
+    plain = literal.replace("\\", "\\\\").replace('"', '\\"')
+    go = plain.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return [form for form in dict.fromkeys((plain, go)) if form != literal]
+
+
+def budget(sig: Signature) -> float | None:
+    """Seconds one search of ``sig``'s regexes may take on one line: catalog linting rules out
+    catastrophic patterns; overlay signatures, which nobody here reviewed, also search under a
+    time budget as defence in depth. The budget costs several times the search itself, so the
+    built-in catalog runs without it (on ``re``, which has none)."""
+    return None if sig.reviewed else REGEX_TIMEOUT
+
+
+def search(pattern: CompiledRegex | LazyRegex, text: str, timeout: float | None) -> Any:
+    if timeout is None:
+        return pattern.search(text)
+    try:
+        return pattern.search(text, timeout=timeout)
+    except TimeoutError:
+        return None
+
+
+def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | None:
+    """The facts of a confirmed hit, or None. A problem or symptom takes its first matching
+    pattern; a fact entry merges every pattern that matches (one line can state several
+    settings). ``only``: the indices of the patterns to try (default: all)."""
+    timeout = budget(sig)
+    values: dict[str, Any] | None = None
+    first: Pattern | None = None
+    for index, pattern in enumerate(sig.patterns):
+        if only is not None and index not in only:
+            continue
+        match = search(pattern.compiled, text, timeout)
+        if match is None:
+            continue
+        if first is None:
+            if any(search(ex, text, timeout) for ex in sig.exclude):
+                return None
+            first, values = pattern, {}
+        values.update(factlib.from_match(match.groupdict()))  # type: ignore[union-attr]
+        if sig.kind != "fact":
+            break
+    return None if first is None else Hit(values or {}, first)

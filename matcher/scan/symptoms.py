@@ -1,0 +1,94 @@
+"""Symptom classes: what a line shows happened (the GPU ran out of memory, host memory ran
+out), whichever layer's words say it, and which problem signature owns a symptom in a phase.
+
+Symptom entries (``kind: symptom`` in the catalog) list the wordings as patterns, each with
+its ``form`` (torch, cuda-runtime, nccl, cublas, ggml, metal, ...), canonical message starts
+for a line cut short at the end of the input, and exception classes that mean the symptom
+even without their message. Problem signatures declare ``match.owns`` rules; the most
+specific rule that accepts the symptom, its form and the phase wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..catalog import OwnRule, Signature
+from .context import ENGINE_AGNOSTIC, engine_fits
+from .lines import budget, search
+
+MIN_PREFIX = 8  # characters of a canonical message start that a cut line must show
+_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]{0,120}?(?:Error|Exception|Interrupt|Exit|Failure))(?::\s*(?P<message>.*))?$")
+
+
+@dataclass(frozen=True)
+class SymptomMatch:
+    name: str  # the symptom class: "gpu-oom", "host-oom"
+    form: str | None  # whose wording: "nccl", "torch", ...
+    partial: str | None = None  # why the evidence is partial: the message is cut or missing
+
+
+def exception_line(text: str) -> re.Match[str] | None:
+    """A Python exception line (``ValueError: ...``, ``torch.OutOfMemoryError:``)."""
+    return _EXCEPTION.match(text.strip())
+
+
+def _belongs(sig: Signature, engine: str | None) -> bool:
+    """An owner for this log: one of its engines, or engine-agnostic when the engine is unknown."""
+    if engine is None:
+        return bool(set(sig.engines) & ENGINE_AGNOSTIC)
+    return engine_fits(sig, engine)
+
+
+class Symptoms:
+    """The catalog's symptom classes and owner rules, ready to apply."""
+
+    def __init__(self, signatures: list[Signature]) -> None:
+        self.classes = [s for s in signatures if s.symptom is not None]
+        self._by_type = {t: s for s in self.classes for t in s.symptom.exception_types}  # type: ignore[union-attr]
+        self._owners: list[tuple[Signature, OwnRule]] = [
+            (sig, rule) for sig in signatures if sig.kind == "problem" for rule in sig.owns]
+
+    def of_exception(self, text: str) -> SymptomMatch | None:
+        """An exception whose class means a symptom, its message missing or not recognised."""
+        match = exception_line(text)
+        if match is None:
+            return None
+        sig = self._by_type.get(match.group("type"))
+        if sig is None:
+            return None
+        reason = "the exception's message is missing" if not (match.group("message") or "").strip() else \
+            "only the exception's class shows it"
+        return SymptomMatch(sig.symptom.name, "torch", reason)  # type: ignore[union-attr]
+
+    def of_cut_line(self, text: str) -> SymptomMatch | None:
+        """A last line cut short: after any exception class, the start of a canonical message."""
+        match = exception_line(text)
+        rest = (match.group("message") or "") if match else text
+        rest = rest.strip()
+        if len(rest) < MIN_PREFIX:
+            return None
+        for sig in self.classes:
+            if any(prefix.startswith(rest) for prefix in sig.symptom.prefixes):  # type: ignore[union-attr]
+                return SymptomMatch(sig.symptom.name, None, "the message is cut short")  # type: ignore[union-attr]
+        return None
+
+    def owner(self, symptom: str, form: str | None, phase: str | None, engine: str | None,
+              innermost_frame: str | None = None) -> Signature | None:
+        """The problem signature that diagnoses this symptom here: the most specific rule,
+        then the engine named most exactly, then catalog order. With ``innermost_frame`` (a
+        traceback cut before its exception) only rules that accept a cut traceback ending in
+        that frame."""
+        best: tuple[int, int, int] | None = None
+        chosen = None
+        for order, (sig, rule) in enumerate(self._owners):
+            if innermost_frame is not None and not (
+                    rule.cut_traceback and rule.innermost_frame is not None
+                    and search(rule.innermost_frame, innermost_frame, budget(sig))):
+                continue
+            if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine):
+                continue
+            rank = (rule.specificity, int(engine is not None and engine in sig.engines), -order)
+            if best is None or rank > best:
+                best, chosen = rank, sig
+        return chosen
