@@ -38,9 +38,11 @@ _REQUEST_ECHO = re.compile(
 
 
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
-# Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]".
+# Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"
+# and "[TRT-LLM] [RANK 1] [E]".
 _ERROR_LEVEL = re.compile(
     r"^(?:(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\])"
+    r"|\[TRT-LLM\](?:\ \[RANK\ \d+\])?\ \[E\]"
     r"|\blevel=(?:ERROR|FATAL|error|fatal)\b"
 )
 
@@ -53,6 +55,7 @@ class Message:
     text: str
     origin: str | None = None
     error_level: bool = False
+    prefixed: bool = False  # a log header or process tag was taken off: the line starts a record
 
 
 def normalize(line: str) -> str:
@@ -69,17 +72,18 @@ def parse_line(line: str) -> Message:
     stripped = line.lstrip()
     if stripped.startswith("{") and stripped.endswith("}"):
         line = _json_message(stripped, depth=0) or line
-    origin, error_level = None, False
+    origin, error_level, prefixed = None, False, False
     while True:
         match = _PREFIXES.match(line)
         if match is None or not match.end():
             break
+        prefixed = True
         if match.group("origin"):
             origin = match.group("origin").rstrip(":")
         if match.group("level") in ("ERROR", "CRITICAL"):
             error_level = True
         line = line[match.end():]
-    return Message(line, origin, error_level or _ERROR_LEVEL.search(line) is not None)
+    return Message(line, origin, error_level or _ERROR_LEVEL.search(line) is not None, prefixed)
 
 
 def is_request_echo(line: str) -> bool:

@@ -45,7 +45,18 @@ if TYPE_CHECKING:
 
 __all__ = ["FRAME_GAP", "Finding", "Incident", "Run", "RunScan", "Scanner"]
 
+FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
 MIN_WRAPPED = 40  # a line shorter than this was not wrapped by a terminal
+
+
+NOT_A_LACK_OF_MEMORY = "gpu-fault"  # a symptom class that rules out a memory diagnosis on its line
+
+
+def _vetoed(sig: Signature, shown: set[str]) -> bool:
+    """A kernel fault on a line that shows no out-of-memory is not diagnosed by a signature
+    that does not own faults, whatever else of its wording matches there."""
+    return NOT_A_LACK_OF_MEMORY in shown and "gpu-oom" not in shown and \
+        not any(NOT_A_LACK_OF_MEMORY in rule.symptoms for rule in sig.owns)
 
 
 class Scanner:
@@ -226,13 +237,15 @@ class RunScan:
         if closing:
             self._close()
         problem = False
+        shown = {self.scanner.signatures[i].symptom.name for i, _ in hits  # type: ignore[union-attr]
+                 if self.scanner.signatures[i].kind == "symptom"}
         for index, hit in hits:
             sig = self.scanner.signatures[index]
             if sig.kind == "fact":
                 continue
             if sig.kind == "symptom":
                 self._symptom(sig, hit, text, line_no, message.origin)
-            else:
+            elif not _vetoed(sig, shown):
                 problem |= self._problem(sig, hit, text, line_no, message.origin, joined is not None)
         errorish = problem or kinds.gate and GATE.search(text) is not None or message.error_level
         if not errorish:
@@ -278,9 +291,9 @@ class RunScan:
             raw = data[position:min(stop, position + FOLLOW_BYTES)]
             message = parse_line(raw.decode("utf-8", "replace"))
             piece = message.text
-            if not piece.strip() or raw[:1].isspace() or message.text != raw.decode("utf-8", "replace").rstrip("\r") \
+            if not piece.strip() or piece[:1].isspace() or message.prefixed \
                     or is_exception(piece) or TRACEBACK in piece or FRAME_LINE.match(piece):
-                break  # a new record: it has its own prefix, or starts a frame or an exception
+                break  # a new record: it has its own header, or starts a frame or an exception
             pieces.append(piece)
             position = stop + 1
         if not pieces:
@@ -325,7 +338,7 @@ class RunScan:
         if phase is None:
             return
         event = self.event
-        if event is not None and line_no <= event.last_line + 1:
+        if event is not None and line_no <= event.last_line + FOLLOWERS_GAP:
             # Engines often name the step on the line after the error (llama.cpp prints the
             # allocation failure, then which buffer it was for, then the caller): an incident
             # whose phase nothing decided takes the phase of the markers that follow it.
