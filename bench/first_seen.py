@@ -11,7 +11,9 @@ one Markdown table row is printed for ``corpus/FIRST-SEEN.md``:
   failure that no signature fits counts as right when nothing, or ``uncatalogued``, is named);
 - phase right: failures whose reported phase is the expected one;
 - memory diagnoses on non-memory logs: healthy and non-memory logs on which any catalog
-  problem signature (anything but ``uncatalogued``) is reported at warning or error.
+  problem signature (anything but ``uncatalogued``) is reported at warning or error, other
+  than a wrapper ("Engine core initialization failed", "Shard 0 failed to start"), which
+  only says that something else failed (``--count-wrappers`` counts them too).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import yaml
 NOT_A_DIAGNOSIS = {None, "uncatalogued"}
 
 
-def score(logkb: str, folders: list[Path], details: bool) -> dict[str, int]:
+def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool = False) -> dict[str, int]:
     counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0)
     for sidecar in sorted(p for folder in folders for p in folder.rglob("*.yaml")):
         log = sidecar.with_suffix(".log")
@@ -61,7 +63,8 @@ def score(logkb: str, folders: list[Path], details: bool) -> dict[str, int]:
         else:
             counts["quiet_logs"] += 1
             loud = [f["id"] for f in report["findings"]
-                    if f["id"] not in NOT_A_DIAGNOSIS and f["severity"] in ("error", "warning")]
+                    if f["id"] not in NOT_A_DIAGNOSIS and f["severity"] in ("error", "warning")
+                    and (count_wrappers or f["role"] != "wrapper")]
             counts["loud"] += bool(loud)
             if details:
                 print(f"{'LOUD' if loud else 'ok  '} {log.name}: {loud or found}", file=sys.stderr)
@@ -74,11 +77,12 @@ def main() -> None:
     parser.add_argument("--label", default="")
     parser.add_argument("--logkb", default=shutil.which("logkb") or "logkb")
     parser.add_argument("--details", action="store_true", help="one line per log on stderr")
+    parser.add_argument("--count-wrappers", action="store_true", help="count wrapper findings as memory diagnoses")
     args = parser.parse_args()
     version = subprocess.run([args.logkb, "--version"], capture_output=True, text=True).stdout
     catalog = next((w.strip(",") for line in version.splitlines() if "catalog" in line
                     for w in line.split() if w[:1].isdigit()), "?")
-    c = score(args.logkb, args.folders, args.details)
+    c = score(args.logkb, args.folders, args.details, args.count_wrappers)
 
     def pct(part: int, whole: int) -> str:
         return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"

@@ -101,7 +101,9 @@ class OwnRule:
     forms: frozenset[str]
     phases: frozenset[str]
     cut_traceback: bool
+    cut_only: bool  # a rule for cut tracebacks alone, never for a symptom on a line
     innermost_frame: CompiledRegex | LazyRegex | None = None  # with cut_traceback: the allocation site
+    requires: str | None = None  # key of the rule's condition in the signature's expressions
 
     def accepts(self, symptom: str, form: str | None, phase: str | None) -> bool:
         return (symptom in self.symptoms and (not self.forms or form in self.forms)
@@ -110,7 +112,7 @@ class OwnRule:
     @property
     def specificity(self) -> int:
         """Rules naming phases beat rules naming forms, which beat rules naming neither."""
-        return 2 * bool(self.phases) + bool(self.forms)
+        return 4 * bool(self.requires) + 2 * bool(self.phases) + bool(self.forms)
 
 
 @dataclass(frozen=True)
@@ -515,10 +517,11 @@ def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tupl
     requires = expressions["match.context.requires"] if "match.context.requires" in sources else None
     owns = tuple(
         OwnRule(frozenset(rule["symptoms"]), frozenset(rule.get("forms", ())), frozenset(rule.get("phases", ())),
-                bool(rule.get("cut_traceback")),
+                bool(rule.get("cut_traceback")), rule.get("cut_traceback") == "only",
                 None if "innermost_frame" not in rule else
                 _compile_regex(rule["innermost_frame"], path, f"match.owns[{i}].innermost_frame", reviewed)
-                if anchors is None else LazyRegex(rule["innermost_frame"], reviewed))
+                if anchors is None else LazyRegex(rule["innermost_frame"], reviewed),
+                f"match.owns[{i}].requires" if "requires" in rule else None)
         for i, rule in enumerate(match.get("owns", [])))
     symptom = None
     if doc["kind"] == "symptom":
@@ -538,6 +541,9 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
     context = doc["match"].get("context", {})
     if "requires" in context:
         sources["match.context.requires"] = context["requires"]
+    for i, rule in enumerate(doc["match"].get("owns", [])):
+        if "requires" in rule:
+            sources[f"match.owns[{i}].requires"] = rule["requires"]
     for name, source in doc.get("values", {}).items():
         sources[f"values.{name}"] = source
     for i, check in enumerate(doc.get("checks", [])):

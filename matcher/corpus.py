@@ -107,7 +107,7 @@ def _check(scanner: Scanner, sample: Sample) -> Outcome:
     expect = sample.expect
     wanted = expect.get("root_cause")
     problems = outcome.problems
-    if sample.non_memory:
+    if sample.non_memory or (wanted is None and not sample.healthy):  # a failure no signature fits
         loud = [f"{f.id}@{f.line}" for f in run.findings
                 if f.severity in ("error", "warning") and f.id != "uncatalogued" and not f.signature.wrapper]
         if loud:

@@ -15,6 +15,7 @@ and :func:`matcher.findings.group` turns the incidents into findings when the in
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, BinaryIO
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 __all__ = ["FRAME_GAP", "Finding", "Incident", "Run", "RunScan", "Scanner"]
 
 FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
-MIN_WRAPPED = 40  # a line shorter than this was not wrapped by a terminal
+MIN_WRAPPED = 40
+_PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message  # a line shorter than this was not wrapped by a terminal
 
 
 NOT_A_LACK_OF_MEMORY = "gpu-fault"  # a symptom class that rules out a memory diagnosis on its line
@@ -154,7 +156,8 @@ class RunScan:
         self.phases = PhaseTracker(scanner.frame_maps, phases=self.run.phases)
         self.engines = EngineTracker(counts=self.run.engine_counts)
         self.fuzzy = Fuzzy(scanner.signatures)
-        self.resolver = Resolver(scanner.symptoms, scanner.generic, lambda: self.engines.engine, self._fuzzy)
+        self.resolver = Resolver(scanner.symptoms, scanner.generic, lambda: self.engines.engine, self._fuzzy,
+                                 lambda: self.run.facts)
         self.event: Event | None = None
         self.incidents: list[tuple[Signature, Incident]] = []
         self.found: set[str] = set()
@@ -274,9 +277,10 @@ class RunScan:
 
     def _rejoined(self, data: bytes, candidate: Candidate, text: str,
                   hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
-        """A message a terminal hard-wrapped (or an engine split) over the next lines, read
-        whole when that finds a problem the line alone does not show. Returns the joined text,
-        its hits and the number of continuation lines it took."""
+        """A message a terminal hard-wrapped (or an engine split) over the next lines, or padded
+        with runs of spaces inside it, read whole (and squeezed) when that finds a problem the
+        line alone does not show. Returns the text read, its hits and the number of
+        continuation lines it took."""
         if any(self.scanner.signatures[i].kind == "problem" and self.scanner.signatures[i].id not in self.scanner.generic
                for i, _ in hits) or len(text) < MIN_WRAPPED or not GATE.search(text) \
                 or message_window(candidate)[1] < candidate.end:
@@ -296,20 +300,21 @@ class RunScan:
                 break  # a new record: it has its own header, or starts a frame or an exception
             pieces.append(piece)
             position = stop + 1
-        if not pieces:
+        if not pieces and _PADDING.search(text) is None:
             return None
         alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_anywhere(piece)}
-        for count in range(len(pieces), 0, -1):
-            for glue in ("", " "):
+        for count in range(len(pieces), -1, -1):
+            for glue in ("", " ") if count else ("",):
                 joined = text + glue + glue.join(pieces[:count])
-                found = self.lines.confirm_anywhere(joined)
-                if any(self.scanner.signatures[i].kind == "problem" and i not in alone for i, _ in found):
-                    return joined, found, count
+                for candidate in dict.fromkeys((joined, _PADDING.sub(" ", joined))):
+                    found = self.lines.confirm_anywhere(candidate)
+                    if any(self.scanner.signatures[i].kind == "problem" and i not in alone for i, _ in found):
+                        return candidate, found, count
         return None
 
     def _event(self, line_no: int) -> Event:
         if self.event is None:
-            self.event = Event(line_no, line_no)
+            self.event = Event(line_no, line_no, marker_phase=self.phases.phase)
         self.event.touch(line_no)
         return self.event
 
@@ -375,7 +380,7 @@ class RunScan:
         confidence = self._version_confidence(sig, hit.pattern, notes)
         fixed = hit.pattern.phase or sig.phase
         seen = self._seen(text, line_no, origin, fixed)
-        tier, basis = ("partial", "partial: its message is rejoined from wrapped lines") if joined else \
+        tier, basis = ("partial", "partial: its message is read whole from wrapped or padded lines") if joined else \
             ("exact", "exact: its wording matched")
         event.add_hit(sig, hit_incident(sig, hit.values, seen, hit.pattern, tier, confidence, basis, notes))
         if existing is None and self.on_incident is not None:

@@ -83,6 +83,7 @@ class Event:
     gated: list[Seen] = field(default_factory=list)  # lines with error words, for the fuzzy pass
     frames: list[str] = field(default_factory=list)
     frame_phase: str | None = None
+    marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
     last_exception_line: int = 0
 
@@ -118,6 +119,7 @@ class Resolver:
     generic: frozenset[str]  # ids some other signature explains: a symptom's owner may replace them
     engine: Callable[[], str | None]
     fuzzy: Callable[[list[Seen], set[str]], list[tuple[Signature, Incident]]]
+    facts: Callable[[], dict[str, Any]]  # the run's facts so far
 
     def resolve(self, event: Event, input_ended_at: int | None, found: set[str],
                 last_incident: int = 0) -> list[tuple[Signature, Incident]]:
@@ -140,7 +142,7 @@ class Resolver:
         return out
 
     def _owned(self, event: Event, input_ended_at: int | None) -> tuple[Signature, Incident] | None:
-        engine = self.engine()
+        engine, facts = self.engine(), self.facts
         candidates = list(event.symptoms)
         if input_ended_at is not None:
             last = max((s for s in (*event.exceptions, *event.errors, *event.gated)), key=lambda s: s.line, default=None)
@@ -149,7 +151,7 @@ class Resolver:
                 if cut is not None:
                     candidates.append((cut, last))
         for symptom, seen in candidates:
-            owner = self.symptoms.owner(symptom.name, symptom.form, seen.phase, engine)
+            owner = self.symptoms.owner(symptom.name, symptom.form, seen.phase, engine, seen.context_facts)
             if owner is None or any(search(ex, seen.text, budget(owner)) for ex in owner.exclude):
                 continue  # the owner's own exclusions hold for its symptoms too
             where = f" in {seen.phase}" if seen.phase != "unknown" else ""
@@ -161,13 +163,14 @@ class Resolver:
                 basis = f"class: {symptom.name}{form}{where}" + (" frames" if seen.phase_source == "frames" else "")
                 tier, confidence = "class", CLASS_CONFIDENCE
             return owner, _incident(seen, tier, confidence, basis)
-        if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK \
-                and event.frame_phase:
-            owner = self.symptoms.owner("gpu-oom", None, event.frame_phase, engine, innermost_frame=event.frames[-1])
+        if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK:
+            phase, source = (event.frame_phase, "frames") if event.frame_phase else \
+                (event.marker_phase, "marker") if event.marker_phase else ("unknown", "unknown")
+            owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
-                seen = Seen(event.last_frame_line, event.frames[-1], event.frame_phase, "frames", list(event.frames),
-                            None, {})
-                basis = (f"partial: the exception line is not in this log; the frames show {event.frame_phase}")
+                seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, facts())
+                where = f"; the {source} show {phase}" if phase != "unknown" else ""
+                basis = f"partial: the exception line is not in this log{where}"
                 incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE, basis)
                 incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")
                 return owner, incident

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..catalog import OwnRule, Signature
 from .context import ENGINE_AGNOSTIC, engine_fits
@@ -31,6 +32,17 @@ class SymptomMatch:
 def exception_line(text: str) -> re.Match[str] | None:
     """A Python exception line (``ValueError: ...``, ``torch.OutOfMemoryError:``)."""
     return _EXCEPTION.match(text.strip())
+
+
+def _holds(sig: Signature, rule: OwnRule, facts: dict[str, Any]) -> bool:
+    if rule.requires is None:
+        return True
+    from ..expr import Unknown
+
+    try:
+        return bool(sig.expressions[rule.requires].evaluate(facts))
+    except Unknown:
+        return False
 
 
 def _belongs(sig: Signature, engine: str | None) -> bool:
@@ -74,21 +86,24 @@ class Symptoms:
         return None
 
     def owner(self, symptom: str, form: str | None, phase: str | None, engine: str | None,
-              innermost_frame: str | None = None) -> Signature | None:
-        """The problem signature that diagnoses this symptom here: the most specific rule,
-        then the engine named most exactly, then catalog order. With ``innermost_frame`` (a
+              facts: dict[str, Any], innermost_frame: str | None = None) -> Signature | None:
+        """The problem signature that diagnoses this symptom here: a signature of the log's
+        own engine before an engine-agnostic one, then the most specific rule, then catalog
+        order. A rule's ``requires`` must hold on ``facts``. With ``innermost_frame`` (a
         traceback cut before its exception) only rules that accept a cut traceback ending in
         that frame."""
         best: tuple[int, int, int] | None = None
         chosen = None
         for order, (sig, rule) in enumerate(self._owners):
-            if innermost_frame is not None and not (
-                    rule.cut_traceback and rule.innermost_frame is not None
-                    and search(rule.innermost_frame, innermost_frame, budget(sig))):
+            if innermost_frame is None and rule.cut_only:
                 continue
-            if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine):
+            if innermost_frame is not None and not (rule.cut_traceback and (
+                    search(rule.innermost_frame, innermost_frame, budget(sig)) if rule.innermost_frame is not None
+                    else bool(rule.phases))):
                 continue
-            rank = (rule.specificity, int(engine is not None and engine in sig.engines), -order)
+            if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine) or not _holds(sig, rule, facts):
+                continue
+            rank = (int(engine is not None and engine in sig.engines), rule.specificity, -order)
             if best is None or rank > best:
                 best, chosen = rank, sig
         return chosen
