@@ -189,10 +189,13 @@ def test_free_memory_logql_query_matches_the_corpus_lines_under_re2(sigma, expor
     assert logs
     for log in logs:
         raw = log.read_bytes().decode("utf-8", "replace").splitlines()
-        expected_line = yaml.safe_load(log.with_suffix(".yaml").read_text(encoding="utf-8"))["expect"]["line"]
+        meta = yaml.safe_load(log.with_suffix(".yaml").read_text(encoding="utf-8"))
         matched = {n for n, text in enumerate(raw, 1) if compiled.search(text)}
         by_logkb = {n for n, text in enumerate(raw, 1) if any(p.compiled.search(text) for p in problems[FREE_MEMORY].patterns)}
-        assert expected_line in matched, log.name
+        # A log platform matches one line at a time: a message a terminal hard-wrapped over
+        # several lines is found by logkb, which rejoins it, and by no line-based query.
+        if "wrapped" not in (meta.get("variants") or []):
+            assert meta["expect"]["line"] in matched, log.name
         assert matched == by_logkb, log.name
 
 

@@ -37,8 +37,8 @@ from ..prefilter import (
 from ..read import Chunk, ReadError, read_blocks
 from .context import FRAME_GAP, EngineTracker, PhaseTracker
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
-from .incidents import OFF_RANGE_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident, is_exception
-from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, budget, search
+from .incidents import OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident, is_exception
+from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, budget, partial_match, search
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -165,6 +165,7 @@ class RunScan:
         self._joined_until = 0  # lines up to here were read as part of a rejoined message
         self._gated_seen = 0
         self._last_incident = 0
+        self._last_candidate: tuple[int, str, frozenset[tuple[int, int]], str | None] | None = None
 
     # -- feeding ------------------------------------------------------------------------
 
@@ -230,6 +231,7 @@ class RunScan:
             event.last_frame_line = line_no
             return
         hits = self.lines.confirm(text, kinds.wanted)
+        self._last_candidate = (line_no, text, kinds.wanted, message.origin)
         joined = self._rejoined(data, candidate, text, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
@@ -359,7 +361,25 @@ class RunScan:
         event.keep(event.symptoms, (SymptomMatch(sig.symptom.name, hit.pattern.form),  # type: ignore[union-attr]
                                     self._seen(text, line_no, origin)))
 
-    def _problem(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool) -> bool:
+    def _cut_last_line(self) -> None:
+        """The input's last line, cut short (a paste, a terminal, a killed process): a problem
+        wording whose start it shows, when the line matched nothing whole."""
+        if self._last_candidate is None or self._last_candidate[0] != self.run.lines or self.event is None \
+                or any(incident.line == self.run.lines for _, incident in self.event.hits.values()):
+            return
+        line_no, text, wanted, origin = self._last_candidate
+        wanted = wanted | self.lines.cut_in_anchor(text)
+        for index, pattern in sorted(wanted, key=lambda pair: self.scanner.index.order(pair[0])):
+            sig = self.scanner.signatures[index]
+            if sig.kind != "problem" or _vetoed(sig, set()):
+                continue
+            found = partial_match(sig.patterns[pattern], text)
+            if found is not None and not any(search(ex, text, budget(sig)) for ex in sig.exclude):
+                self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
+                return
+
+    def _problem(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool,
+                 cut: bool = False) -> bool:
         """Record a confirmed hit in the open event unless its context fails; True when it counted."""
         frames = self.phases.recent_frames(line_no)
         if sig.has_context and not (self.engines.fits(sig) and self._context_holds(sig, hit.values, frames)):
@@ -381,7 +401,10 @@ class RunScan:
         fixed = hit.pattern.phase or sig.phase
         seen = self._seen(text, line_no, origin, fixed)
         tier, basis = ("partial", "partial: its message is read whole from wrapped or padded lines") if joined else \
+            ("partial", "partial: the last line is cut short; what it shows is the start of this wording") if cut else \
             ("exact", "exact: its wording matched")
+        if cut:
+            confidence *= PARTIAL_CONFIDENCE
         event.add_hit(sig, hit_incident(sig, hit.values, seen, hit.pattern, tier, confidence, basis, notes))
         if existing is None and self.on_incident is not None:
             self.on_incident(sig, event.hits[sig.id][1])
@@ -441,6 +464,7 @@ class RunScan:
         return self.resolver.resolve(self.event, None, set(self.found))
 
     def finish(self) -> Run:
+        self._cut_last_line()
         self._close(input_ended_at=self.run.lines)
         self.run.findings = self._findings(self.incidents)
         return self.run

@@ -140,6 +140,21 @@ class LineMatcher:
                 hits.append((index, hit))
         return hits
 
+    def cut_in_anchor(self, text: str) -> frozenset[tuple[int, int]]:
+        """Patterns whose anchor the text ends in the middle of: a line cut short there shows
+        only the start of the literal the prefilter looks for."""
+        tail = text[-256:]
+        lowered = tail.lower()
+        wanted: set[tuple[int, int]] = set()
+        for anchor, target in zip(self.index.anchors, self.index.targets):
+            if not target.patterns:
+                continue
+            literal = anchor.literal.decode("utf-8", "replace")
+            subject = lowered if anchor.caseless else tail
+            if any(subject.endswith(literal[:k]) for k in range(len(literal) - 1, MIN_CUT_ANCHOR - 1, -1)):
+                wanted |= target.patterns
+        return frozenset(wanted)
+
     def confirm_anywhere(self, text: str) -> list[tuple[int, Hit]]:
         """Every signature's every pattern on a text the prefilter never saw whole (a line
         rejoined from wrapped pieces): only the signatures whose anchors occur in it."""
@@ -201,3 +216,22 @@ def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | No
         if sig.kind != "fact":
             break
     return None if first is None else Hit(values or {}, first)
+
+
+MIN_PARTIAL = 16  # characters of a wording a cut line must show
+MIN_CUT_ANCHOR = 6  # characters of an anchor a line cut inside it must show
+
+
+def partial_match(pattern: Pattern, text: str) -> Any:
+    """A match of ``pattern`` that ``text`` ends in the middle of (the line was cut short), or
+    None. The ``regex`` module's partial matching, under the overlay time budget."""
+    import regex
+
+    compiled = regex.compile(pattern.source, regex.IGNORECASE if pattern.ignore_case else 0)
+    try:
+        match = compiled.search(text, partial=True, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        return None
+    if match is None or not match.partial or match.end() - match.start() < MIN_PARTIAL:
+        return None
+    return match
