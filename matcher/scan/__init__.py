@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FRAME_GAP", "Finding", "Incident", "Run", "RunScan", "Scanner"]
 
+REJOINED_CONFIDENCE = 0.9  # a message read whole from wrapped pieces
 FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
 MIN_WRAPPED = 40
 _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message  # a line shorter than this was not wrapped by a terminal
@@ -400,6 +401,8 @@ class RunScan:
         confidence = self._version_confidence(sig, hit.pattern, notes)
         fixed = hit.pattern.phase or sig.phase
         seen = self._seen(text, line_no, origin, fixed)
+        if joined:
+            confidence *= REJOINED_CONFIDENCE
         tier, basis = ("partial", "partial: its message is read whole from wrapped or padded lines") if joined else \
             ("partial", "partial: the last line is cut short; what it shows is the start of this wording") if cut else \
             ("exact", "exact: its wording matched")
@@ -461,7 +464,7 @@ class RunScan:
         """What the open event would resolve to now (pipe mode announces it after --idle)."""
         if self.event is None:
             return []
-        return self.resolver.resolve(self.event, None, set(self.found))
+        return self.resolver.resolve(self.event, None, set(self.found), self._last_incident, provisional=True)
 
     def finish(self) -> Run:
         self._cut_last_line()

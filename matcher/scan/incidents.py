@@ -41,7 +41,7 @@ OFF_RANGE_CONFIDENCE = 0.6  # multiplier when the log's engine version is outsid
 # headers, exception lines, caret markers.
 _TRACEBACK_TAIL = re.compile(
     r"^(?:\s|$|Traceback \(most recent call last\)|During handling of the above exception"
-    r"|The above exception was the direct cause|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b|\^+\s*$)"
+    r"|The above exception was the direct cause|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt|Exit)\b|\^+\s*$)"
 )
 # Further error lines continue an error burst too (llama.cpp prints the failed allocation,
 # then the buffer, then the caller).
@@ -122,9 +122,10 @@ class Resolver:
     facts: Callable[[], dict[str, Any]]  # the run's facts so far
 
     def resolve(self, event: Event, input_ended_at: int | None, found: set[str],
-                last_incident: int = 0) -> list[tuple[Signature, Incident]]:
+                last_incident: int = 0, provisional: bool = False) -> list[tuple[Signature, Incident]]:
         """``input_ended_at``: the last line of the input, when the event reaches it;
-        ``last_incident``: the line of the latest incident before this event."""
+        ``last_incident``: the line of the latest incident before this event; ``provisional``:
+        the event is still open (pipe mode shows what it holds so far; no fuzzy pass yet)."""
         out = list(event.hits.values())
         specific = [sig for sig, _ in out if sig.id not in self.generic and not sig.wrapper]
         if not specific:
@@ -132,7 +133,7 @@ class Resolver:
             if owned is not None and owned[0].id not in event.hits:
                 out.append(owned)
         if not any(not sig.wrapper for sig, _ in out):
-            fuzzy = self.fuzzy(event.gated, found) if not out else []
+            fuzzy = self.fuzzy(event.gated, found) if not out and not provisional else []
             out.extend(fuzzy)
             if not fuzzy:
                 near = bool(last_incident) and event.first_line - last_incident <= NEAR_LINES
@@ -169,7 +170,7 @@ class Resolver:
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
                 seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, facts())
-                where = f"; the {source} show {phase}" if phase != "unknown" else ""
+                where = f"; the {'frames' if source == 'frames' else 'phase markers'} show {phase}" if phase != "unknown" else ""
                 basis = f"partial: the exception line is not in this log{where}"
                 incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE, basis)
                 incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")

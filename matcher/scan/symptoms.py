@@ -19,7 +19,8 @@ from .context import ENGINE_AGNOSTIC, engine_fits
 from .lines import budget, search
 
 MIN_PREFIX = 8  # characters of a canonical message start that a cut line must show
-_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]{0,120}?(?:Error|Exception|Interrupt|Exit|Failure))(?::\s*(?P<message>.*))?$")
+_EXCEPTION = re.compile(
+    r"^(?P<type>(?:[A-Za-z_][\w.]{0,120}?)?(?:Error|Exception|Interrupt|Exit|Failure))(?::\s*(?P<message>.*))?$")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,158 @@
+"""Incidents and evidence tiers through the command line, on real corpus logs: the six kinds of
+log the catalog's exact wordings miss (wrapped, cut, cut before the exception, other layers'
+out-of-memory, generic OOM in phase frames, a wrapper next to a real non-memory error), a
+crash loop that keeps every incident, and watch agreeing with scan on every corpus log."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from matcher.api import diagnose_path
+from matcher.commands.watch import Session
+from matcher.read import read_chunks
+from matcher.report import file_dict
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+LOGS = sorted(CORPUS.rglob("*.log"))
+
+
+def scan(*paths: Path | str, stdin: bytes | None = None) -> list[dict]:
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "-f", "json", *map(str, paths)],
+                          input=stdin, capture_output=True, check=False)
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return json.loads(done.stdout)["files"]
+
+
+def root(report: dict) -> dict:
+    assert report["root_cause"] is not None, report["findings"]
+    return next(f for f in report["findings"] if f["id"] == report["root_cause"])
+
+
+# (log, root cause, phase, tier, words the basis must contain)
+CLASSES = [
+    # 1. a message hard-wrapped by a terminal, and an engine's own multi-line report
+    ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--SergiioB-intel-arc-pro-b70-inference-cookbook-4.log",
+     "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", "partial", "wrapped"),
+    ("trtllm/trtllm.executor.insufficient-memory--NVIDIA-TensorRT-LLM-5872.log",
+     "trtllm.executor.insufficient-memory", "kv-cache-allocation", "exact", "wording"),
+    # 2. cut short at the end of the input; a bare exception class
+    ("vllm/host.memory.mmap-failed--vllm-project-vllm-9753.log",
+     "host.memory.mmap-failed", "weight-loading", "partial", "cut short"),
+    ("vllm/vllm.sampler.oom-warmup--vllm-project-vllm-27508.log",
+     "vllm.sampler.oom-warmup", "warmup", "partial", "cut short"),
+    # 3. a traceback cut before its exception line
+    ("vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-omni-807.log",
+     "torch.cuda.oom-weight-loading", "weight-loading", "partial", "exception line is not in this log"),
+    ("sglang/sglang.runtime.kv-pool-exhausted--sgl-project-sglang-26265.log",
+     "sglang.runtime.kv-pool-exhausted", "serving", "partial", "exception line is not in this log"),
+    ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log",
+     "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", "partial", "phase markers"),
+    # 4. out-of-memory in other layers' words: NCCL, cuBLAS, old THC
+    ("nccl/cuda.runtime.out-of-memory--nvidia-nccl-962.log", "cuda.runtime.out-of-memory", None, "class", "nccl"),
+    ("pytorch/cuda.runtime.out-of-memory--qwenlm-qwen3-873.log", "cuda.runtime.out-of-memory", None, "class", "cublas"),
+    ("pytorch/cuda.runtime.out-of-memory--cadene-vqa.pytorch-47.log", "cuda.runtime.out-of-memory", None, "class",
+     "cuda-runtime"),
+    # 5. a generic OOM inside layer-construction frames is the weight-loading family
+    ("pytorch/torch.cuda.oom-weight-loading--amdegroot-ssd.pytorch-447.log",
+     "torch.cuda.oom-weight-loading", "weight-loading", "class", "frames"),
+]
+
+
+@pytest.mark.parametrize(("log", "root_cause", "phase", "tier", "words"), CLASSES, ids=lambda v: str(v)[:48])
+def test_each_kind_of_partial_log_is_diagnosed_and_says_what_it_rests_on(log, root_cause, phase, tier, words):
+    (report,) = scan(CORPUS / log)
+    finding = root(report)
+    assert (report["root_cause"], finding["tier"]) == (root_cause, tier)
+    if phase:
+        assert report["phase"] == phase
+    assert words in finding["basis"]
+    if tier != "exact":
+        assert finding["confidence"] < 1.0
+
+
+def test_text_report_says_what_the_diagnosis_rests_on():
+    log = CORPUS / "vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-omni-807.log"
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "--no-color", str(log)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 1
+    assert "rests on: partial: the exception line is not in this log; the frames show weight-loading" in done.stdout
+    assert "The traceback ends before its exception line" in done.stdout
+
+
+@pytest.mark.parametrize("log", [
+    "nonmemory/nonmemory-tgi--huggingface-text-generation-inference-1354.log",  # ValueError, then Shard 0 failed
+    "generated/tgi-wrappers-1.log",
+])
+def test_a_wrapper_never_hides_the_real_non_memory_error(log):
+    (report,) = scan(CORPUS / log)
+    assert report["root_cause"] == "uncatalogued"
+    uncatalogued = root(report)
+    assert "Error" in uncatalogued["evidence"] and uncatalogued["fixes"] == []
+    roles = {f["id"]: f["role"] for f in report["findings"]}
+    assert roles.get("tgi.shard.failed") == "wrapper"
+
+
+@pytest.mark.parametrize("log", [
+    "nonmemory/nonmemory-nccl--NVIDIA-nccl-1589.log",  # a /dev/shm segment that does not exist
+    "nonmemory/nonmemory-sglang--shader-slang-slang-6738.log",  # illegal memory access during graph capture
+    "nonmemory/nonmemory-nccl--NVIDIA-nccl-1410.log",  # NCCL 'unhandled cuda error', not out of memory
+])
+def test_non_memory_failures_get_no_memory_diagnosis(log):
+    (report,) = scan(CORPUS / log)
+    memory = [f["id"] for f in report["findings"] if f["id"] != "uncatalogued" and f["role"] != "wrapper"
+              and f["severity"] in ("error", "warning")]
+    assert memory == []
+
+
+def test_an_illegal_memory_access_is_reported_as_uncatalogued_not_as_capture_oom():
+    (report,) = scan(CORPUS / "nonmemory/nonmemory-sglang--shader-slang-slang-6738.log")
+    assert report["root_cause"] == "uncatalogued"
+    assert "illegal memory access" in root(report)["evidence"]
+
+
+def test_healthy_logs_stay_silent():
+    healthy = [p for p in LOGS if p.parent.name == "healthy" and "kind: healthy" in p.with_suffix(".yaml").read_text()]
+    assert len(healthy) >= 25
+    for report in scan(*healthy):
+        loud = [f["id"] for f in report["findings"] if f["severity"] in ("error", "warning")]
+        assert loud == [], report["path"]
+
+
+def test_a_crash_loop_keeps_every_incident_with_its_own_line():
+    one = (CORPUS / "vllm/vllm.kv-cache.max-model-len-exceeds-capacity--vllm-project-vllm-10517.log").read_bytes()
+    lines = one.count(b"\n")
+    (report,) = scan("-", stdin=one * 3)  # the same failing start, three times over
+    finding = root(report)
+    assert [i["line"] for i in finding["incidents"]] == [finding["line"] + k * lines for k in range(3)]
+    assert all(i["phase"] == "kv-cache-allocation" and i["tier"] == "exact" for i in finding["incidents"])
+    assert finding["occurrences"] == 3 and report["stats"]["incidents"] == 3
+
+
+def test_incidents_carry_their_process_tag():
+    (report,) = scan(CORPUS / "vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-19186.log")
+    assert root(report)["incidents"][0]["origin"] == "(VllmWorker rank=3 pid=1090)"
+
+
+def _watched(log: Path) -> dict:
+    """The checklist ``logkb watch`` prints at the end, as a report dictionary, fed in small chunks."""
+    from matcher.pipeline import scanner
+
+    session = Session(scanner(), str(log), idle=3600, color=False)
+    for chunk in read_chunks(io.BufferedReader(io.BytesIO(log.read_bytes()), buffer_size=4096), str(log)):
+        session.feed(chunk)
+    report = session.report(None)
+    assert report is not None, session.failure
+    return file_dict(report)
+
+
+def test_watch_and_scan_agree_on_every_corpus_log(capsys):
+    assert len(LOGS) > 500
+    for log in LOGS:
+        assert _watched(log) == diagnose_path(str(log)), log
+    capsys.readouterr()  # the announcements watch printed on the way
