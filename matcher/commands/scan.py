@@ -12,11 +12,11 @@ from pathlib import PurePath
 import click
 
 from ..api import scan_path
-from ..read import is_directory
+from ..read import InputError, is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..scan import Scanner
 from ..selection import select, selection_options
-from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, input_globs, load
+from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, fail, input_globs, load, write_text
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
 DEFAULT_INCLUDE = ("*.log", "*.txt", "*.gz")
@@ -28,19 +28,25 @@ def expand(paths: tuple[str, ...], include: Iterable[str] = DEFAULT_INCLUDE,
 
     Directories are walked recursively, in name order. A file found there is scanned when its
     name or its path below the directory matches an include glob and no exclude glob; a
-    subdirectory matching an exclude glob is not entered.
+    subdirectory matching an exclude glob is not entered. A directory that contributes no
+    file is an :class:`InputError`: a gate that scans nothing must not pass.
     """
     include, exclude = tuple(include), tuple(exclude)
     for path in paths or ("-",):
         if not is_directory(path):
             yield path
             continue
+        found = False
         for root, dirs, files in os.walk(path):
             below = PurePath(os.path.relpath(root, path))
             dirs[:] = sorted(d for d in dirs if not matches(below / d, exclude))
             for name in sorted(files):
                 if matches(below / name, include) and not matches(below / name, exclude):
+                    found = True
                     yield os.path.join(root, name)
+        if not found:
+            raise InputError(f"{path}: no file to scan in this directory (looked for {' '.join(include)}"
+                             f"{'; excluded ' + ' '.join(exclude) if exclude else ''})")
 
 
 def matches(relative: PurePath, globs: tuple[str, ...]) -> bool:
@@ -71,7 +77,13 @@ def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, inc
     """Diagnose log files (PATH may be '-', a directory or a .gz file; default: stdin)."""
     catalog = load(catalogs)
     scanner = Scanner(select(catalog, statuses, only, ignore))
-    files = expand(paths, includes or DEFAULT_INCLUDE, excludes)
+    try:
+        files = list(expand(paths, includes or DEFAULT_INCLUDE, excludes))
+    except InputError as exc:
+        fail(str(exc))
+    if not paths and sys.stdin.isatty():
+        click.echo("logkb scan: reading a log from standard input (end it with Ctrl-D; "
+                   "name files, or '-' for stdin, to skip this note)", err=True)
     reports = [scan_path(scanner, path, redact=not no_redact, jobs=jobs) for path in files]
     colored = use_color(color, output)
     emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored)
@@ -115,8 +127,7 @@ def use_color(flag: bool | None, output: str | None) -> bool:
 def emit(content: str, output: str | None, colored: bool = False) -> None:
     """Write the report; ``colored`` keeps click from stripping colour off a pipe (``| less -R``)."""
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(content)
+        write_text(output, content)
     else:
         click.echo(content, nl=False, color=colored or None)
 
