@@ -16,7 +16,9 @@ from ..read import InputError, is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..scan import Scanner
 from ..selection import select, selection_options
+from ..progress import progress
 from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, fail, input_globs, load, write_text
+from .outputs import ORDER, OrderedCommand, targets
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
 DEFAULT_INCLUDE = ("*.log", "*.txt", "*.gz")
@@ -53,28 +55,37 @@ def matches(relative: PurePath, globs: tuple[str, ...]) -> bool:
     return any(fnmatch(relative.name, glob) or fnmatch(relative.as_posix(), glob) for glob in globs)
 
 
-@click.command("scan")
+@click.command("scan", cls=OrderedCommand)
 @click.argument("paths", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Report format; 'auto' is 'github' inside GitHub Actions and 'text' elsewhere.")
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), multiple=True, default=("text",), show_default=True,
+              help="Report format, repeatable with an --output each (see --output); 'auto' is 'github' inside "
+                   "GitHub Actions and 'text' elsewhere.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error", show_default=True,
               help="Lowest severity that makes the exit status 1.")
 @click.option("--exit-zero", is_flag=True,
               help="Exit 0 even when findings reach --fail-on (input and catalog errors still exit 2).")
 @input_globs
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
-@click.option("--color/--no-color", default=None, help="Colour the text report (default: on a terminal, unless NO_COLOR).")
+@click.option("--output", "-o", multiple=True, type=click.Path(dir_okay=False),
+              help="Write the report of the --format before it to this file (default: stdout).")
+@click.option("--quiet", "-q", is_flag=True, help="Text report: one line per log with its root cause, nothing else.")
+@click.option("--statistics", is_flag=True, help="Text report: how often each signature was found, instead of checklists.")
+@click.option("--stdin-filename", metavar="NAME", help="The name reports give the log read from stdin ('-').")
+@click.option("--color/--no-color", default=None,
+              help="Colour the text report (default: on a terminal, unless NO_COLOR; FORCE_COLOR forces it).")
 @click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every check's explanation and each fix's verification.")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, envvar="LOGKB_JOBS", show_default=True,
               help="Worker processes for a file of 64 MiB or more (0: one per CPU, at most 8; 1: no workers).")
 @catalog_option
 @selection_options
-def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, includes: tuple[str, ...],
-            excludes: tuple[str, ...], output: str | None, color: bool | None, no_redact: bool, verbose: bool,
+@click.pass_context
+def command(ctx: click.Context, paths: tuple[str, ...], fmt: tuple[str, ...], fail_on: str, exit_zero: bool,
+            includes: tuple[str, ...], excludes: tuple[str, ...], output: tuple[str, ...], quiet: bool,
+            statistics: bool, stdin_filename: str | None, color: bool | None, no_redact: bool, verbose: bool,
             jobs: int, catalogs: tuple[str, ...], statuses: tuple[str, ...], only: tuple[str, ...],
             ignore: tuple[str, ...]) -> None:
     """Diagnose log files (PATH may be '-', a directory or a .gz file; default: stdin)."""
+    reports_to = targets(fmt, output, ctx.meta.get(ORDER, []))
     catalog = load(catalogs)
     scanner = Scanner(select(catalog, statuses, only, ignore))
     try:
@@ -84,9 +95,14 @@ def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, inc
     if not paths and sys.stdin.isatty():
         click.echo("logkb scan: reading a log from standard input (end it with Ctrl-D; "
                    "name files, or '-' for stdin, to skip this note)", err=True)
-    reports = [scan_path(scanner, path, redact=not no_redact, jobs=jobs) for path in files]
-    colored = use_color(color, output)
-    emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored)
+    with progress(files) as tracker:
+        reports = [tracker.done(scan_path(scanner, path, redact=not no_redact, jobs=jobs,
+                                          name=stdin_filename if path == "-" else None,
+                                          wrap=tracker.reading(path)), path) for path in files]
+    for target in reports_to:
+        colored = use_color(color, target.path)
+        content = render(resolve_format(target.fmt), reports, catalog.version, colored, verbose, quiet, statistics)
+        emit(content, target.path, colored)
     for report in reports:
         if report.error:
             click.echo(f"logkb: {report.error}", err=True)
@@ -101,25 +117,37 @@ def resolve_format(fmt: str) -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
-def render(fmt: str, reports: list[FileReport], catalog_version: str, color: bool, verbose: bool) -> str:
+def render(fmt: str, reports: list[FileReport], catalog_version: str, color: bool, verbose: bool,
+           quiet: bool = False, statistics: bool = False) -> str:
     """The report in one format; each format is a pure function of the reports (its module is
-    imported only when asked for)."""
+    imported only when asked for). ``quiet`` and ``statistics`` choose other text reports."""
+    if fmt == "text" and (quiet or statistics):
+        fmt = "statistics" if statistics else "concise"
     module = importlib.import_module(f"..report.{_MODULES[fmt]}", __package__)
     if fmt == "text":
         return module.render(reports, color=color, verbose=verbose)
+    if fmt == "concise":
+        return module.render(reports, color=color)
+    if fmt == "statistics":
+        return module.render(reports)
     if fmt in ("github", "gitlab"):
         return module.render(reports)
     return module.render(reports, catalog_version)
 
 
-_MODULES = {"text": "text", "json": "json_report", "markdown": "markdown", "sarif": "sarif", "junit": "junit",
+_MODULES = {"text": "text", "concise": "concise", "statistics": "statistics", "json": "json_report", "markdown": "markdown", "sarif": "sarif", "junit": "junit",
             "github": "github", "gitlab": "gitlab"}
 
 
 def use_color(flag: bool | None, output: str | None) -> bool:
+    """--color/--no-color, else never in a file, else FORCE_COLOR, else NO_COLOR, else a terminal."""
     if flag is not None:
         return flag
-    if output or os.environ.get("NO_COLOR"):
+    if output:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("NO_COLOR"):
         return False
     return sys.stdout.isatty()
 
