@@ -161,9 +161,13 @@ def emit(content: str, output: str | None, colored: bool = False) -> None:
 
 
 def exit_code(reports: list[FileReport], fail_on: str) -> int:
+    worst = worst_severity(reports)
+    return status_for([worst] if worst else [], fail_on)
+
+
+def status_for(severities: Iterable[str], fail_on: str) -> int:
+    """1 when a finding of these severities reaches ``fail_on``, else 0."""
     if fail_on == "never":
         return EXIT_CLEAN
-    worst = worst_severity(reports)
-    if worst is None:
-        return EXIT_CLEAN
-    return EXIT_FINDINGS if SEVERITIES.index(worst) <= SEVERITIES.index(fail_on) else EXIT_CLEAN
+    limit = SEVERITIES.index(fail_on)
+    return EXIT_FINDINGS if any(SEVERITIES.index(s) <= limit for s in severities) else EXIT_CLEAN
