@@ -10,7 +10,7 @@ Each function returns the same per-file dictionary as one entry of the JSON repo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, BinaryIO
 
@@ -28,18 +28,20 @@ def scanner(catalogs: tuple[str, ...] = ()) -> Scanner:
     return pipeline.scanner(catalogs)
 
 
-def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) -> FileReport:
+def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1, name: str | None = None,
+              wrap: Callable[[BinaryIO], BinaryIO] | None = None) -> FileReport:
     """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the
-    error. With ``jobs`` > 1 (0: one per CPU) a large regular file is searched by worker
-    processes (split.py)."""
-    name = "<stdin>" if path == "-" else path
+    error. The report and its errors call the input ``name`` (default: the path as given,
+    ``<stdin>`` for '-'). With ``jobs`` > 1 (0: one per CPU) a large regular file is searched
+    by worker processes (split.py). ``wrap`` wraps the stream read (progress counting)."""
+    name = name or ("<stdin>" if path == "-" else path)
     stream = None
     try:
-        stream = open_input(path)
+        stream = open_input(path, name)
         workers = _workers(path, jobs)
         if workers > 1:
             return build_report(engine.run_split(path, name, workers), redact)
-        return build_report(engine.run(stream, name), redact)
+        return build_report(engine.run(wrap(stream) if wrap else stream, name), redact)
     except InputError as exc:
         return build_report(Run(name), redact, error=str(exc))
     finally:

@@ -6,7 +6,10 @@
 Each task scans one file and returns that file's entry of ``logkb scan --format json``; the
 job assembles the report in the CLI's order, so both outputs are the same document. Workers
 read the files themselves: every worker must see the paths (a shared file system or the same
-mount). Each worker process loads the catalog once and keeps it for the following tasks.
+mount). Relative paths are resolved against the folder the job runs in before they are sent, so
+a worker started elsewhere opens the same files; the report keeps the paths as given. Each
+worker process loads the catalog once and keeps it for the following tasks. The exit status
+is the CLI's: 1 when a finding reaches --fail-on, 2 when a file could not be read.
 
 Dask rather than Ray Data: the work is a plain map of a function over file paths, which is
 what ``Client.map`` is; Dask is a pure-Python install that runs in-process for tests, on a
@@ -17,6 +20,7 @@ that trail new Python releases.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -33,8 +37,9 @@ except ImportError as exc:  # the optional extra is missing
 
 from .api import scan_path
 from .catalog import load_catalog
-from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option, input_globs
-from .commands.scan import DEFAULT_INCLUDE, emit, expand
+from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option, fail, input_globs
+from .commands.scan import DEFAULT_INCLUDE, emit, expand, status_for
+from .read import InputError
 from .report import file_dict
 from .report.json_report import render_files
 from .pipeline import scanner_for
@@ -58,17 +63,25 @@ def _scanner(selection: Selection) -> Scanner:
     return scanner_for(catalog, selection.statuses, selection.only, selection.ignore)
 
 
-def scan_file(path: str, selection: Selection = Selection(), redact: bool = True) -> dict[str, Any]:
-    """One task: the file's entry of the JSON report."""
-    return file_dict(scan_path(_scanner(selection), path, redact))
+def scan_file(path: str, selection: Selection = Selection(), redact: bool = True,
+              name: str | None = None) -> dict[str, Any]:
+    """One task: the file's entry of the JSON report, calling the file ``name`` (default: path)."""
+    return file_dict(scan_path(_scanner(selection), path, redact, name=name))
+
+
+def _scan_as(path: str, name: str, selection: Selection, redact: bool) -> dict[str, Any]:
+    """The task ``scan_files`` maps: :func:`scan_file` of ``path``, reported as ``name``."""
+    return scan_file(path, selection, redact, name)
 
 
 def scan_files(client: Client, files: Iterable[str], selection: Selection = Selection(),
                redact: bool = True) -> dict[str, dict[str, Any]]:
-    """Path -> entry of the JSON report, one task per file, in the order given."""
+    """Path -> entry of the JSON report, one task per file, in the order given. Workers get
+    absolute paths (they may run in another folder); entries keep the paths as given."""
     files = list(files)
     # pure=False: a log file may have changed since an earlier task read it.
-    futures = client.map(scan_file, files, selection=selection, redact=redact, pure=False)
+    futures = client.map(_scan_as, [os.path.abspath(f) for f in files], files, selection=selection, redact=redact,
+                         pure=False)
     return dict(zip(files, client.gather(futures)))
 
 
@@ -97,30 +110,41 @@ def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
               help="Dask scheduler address (tcp://host:8786), or 'local' for a cluster on this machine.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="With --scheduler local: worker processes (default: one per CPU core).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error", show_default=True,
+              help="Lowest severity that makes the exit status 1.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings reach --fail-on.")
 @input_globs
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--no-redact", is_flag=True, help="Show secrets and prompt text in evidence lines.")
 @catalog_option
 @selection_options
-def main(paths: tuple[str, ...], scheduler: str, workers: int | None, includes: tuple[str, ...],
-         excludes: tuple[str, ...], output: str | None, no_redact: bool, catalogs: tuple[str, ...],
-         statuses: tuple[str, ...], only: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+def main(paths: tuple[str, ...], scheduler: str, workers: int | None, fail_on: str, exit_zero: bool,
+         includes: tuple[str, ...], excludes: tuple[str, ...], output: str | None, no_redact: bool,
+         catalogs: tuple[str, ...], statuses: tuple[str, ...], only: tuple[str, ...], ignore: tuple[str, ...]) -> None:
     """Diagnose every log under PATHS on a Dask cluster; print the JSON report of `logkb scan -f json`.
 
-    Exit status 0, or 2 when a file could not be read (its entry carries the error)."""
+    Exit status as `logkb scan`: 0, 1 when a finding reaches --fail-on, 2 when a file could not
+    be read (its entry carries the error)."""
     selection = Selection(tuple(catalogs), tuple(statuses), tuple(only), tuple(ignore))
     catalog_version = load_catalog(selection.catalogs).version
+    try:
+        files = list(expand(paths, includes or DEFAULT_INCLUDE, excludes))
+    except InputError as exc:
+        fail(str(exc))
     with connect(scheduler, workers) as client:
-        results = scan_tree(client, paths, selection, not no_redact, includes or DEFAULT_INCLUDE, excludes)
+        results = scan_files(client, files, selection, not no_redact)
     emit(render_files(list(results.values()), catalog_version), output)
     errors = [entry["error"] for entry in results.values() if entry["error"]]
     for error in errors:
         click.echo(f"logkb: {error}", err=True)
-    sys.exit(EXIT_ERROR if errors else EXIT_CLEAN)
+    if errors:
+        sys.exit(EXIT_ERROR)
+    severities = [finding["severity"] for entry in results.values() for finding in entry["findings"]]
+    sys.exit(EXIT_CLEAN if exit_zero else status_for(severities, fail_on))
 
 
 if __name__ == "__main__":
-    # Run the command of the importable module: tasks then name matcher.batch.scan_file, which
+    # Run the command of the importable module: tasks then name matcher.batch._scan_as, which
     # workers import (and whose catalog cache they keep), not a function of __main__.
     from matcher.batch import main as batch_main
 

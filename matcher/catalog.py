@@ -1,7 +1,7 @@
 """Load the YAML catalog: validate each file, compile its patterns and expressions.
 
 The built-in catalog ships inside the package (``matcher/_data/kb`` in a wheel, ``kb/`` in a
-source checkout). Every file is checked against ``schema/signature.schema.json`` and then
+source checkout), with the corpus its examples name (``matcher/_data/corpus``, ``corpus/``). Every file is checked against ``schema/signature.schema.json`` and then
 semantically: regexes lint clean (RE2 syntax, linear-time shape, a literal anchor),
 expressions parse and name only facts the catalog can produce, ids are unique and every
 ``explains`` target exists. Any failure is a :class:`CatalogError` whose message names the
@@ -33,9 +33,14 @@ class CatalogError(Exception):
 
 
 def data_dir(name: str) -> Path:
-    """``kb`` or ``schema``: inside the installed wheel, else beside the source package."""
+    """``kb``, ``schema`` or ``corpus``: inside the installed wheel, else beside the source package."""
     packaged = _PACKAGE_DIR / "_data" / name
     return packaged if packaged.is_dir() else _PACKAGE_DIR.parent / name
+
+
+def source_checkout() -> Path | None:
+    """The source tree the package runs from (an editable install), or None for a wheel."""
+    return None if (_PACKAGE_DIR / "_data").is_dir() else _PACKAGE_DIR.parent
 
 
 # A compiled ``re`` or ``regex`` pattern: both have the search/groupdict/groupindex interface.

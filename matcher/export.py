@@ -37,7 +37,6 @@ from .regexlint import _c, _parser
 RULE_NAMESPACE = uuid.UUID("6f1d6a52-3c1e-5b8e-9a57-6c6f676b6200")
 DIALECTS = ("re2", "lucene")
 SERVING_ENGINES = ("vllm", "sglang", "tgi", "trtllm", "llamacpp", "ollama")
-ALL_STREAMS = {"job|re": ".+"}  # the Loki backend's own default selector
 _LEVELS = {"error": "high", "warning": "medium", "info": "low"}
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 _IGNORE_CASE_FLAG = "(?i)"
@@ -111,9 +110,10 @@ def sigma_rules(catalog: Catalog, field: str | None = None, dialect: str = "re2"
 def loki_pipeline(label: str = "app") -> dict[str, Any]:
     """A pySigma pipeline (the YAML form ``sigma convert -p`` reads) choosing each rule's Loki
     stream selector: ``{<label>="<engine>"}`` for the rules of one serving engine, every stream
-    for the others. Operators edit it to match their labels."""
+    that has the label (``{<label>=~".+"}``) for the others. Operators edit it to match their
+    labels."""
     items: list[dict[str, Any]] = [
-        {"id": "logkb_all_streams", "type": "set_custom_log_source", "selection": dict(ALL_STREAMS)},
+        {"id": "logkb_all_streams", "type": "set_custom_log_source", "selection": {f"{label}|re": ".+"}},
     ]
     items += [
         {"id": f"logkb_{engine}_stream", "type": "set_custom_log_source", "selection": {label: engine},

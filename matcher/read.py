@@ -17,6 +17,7 @@ CHUNK_SIZE = 1 << 19  # 512 KiB: in the measured sweet spot (256 KiB-1 MiB), and
 MAX_LINE = 1 << 20
 _PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = 1031
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class InputError(Exception):
@@ -29,21 +30,38 @@ class Chunk:
     first_line: int
 
 
-def open_input(path: str) -> BinaryIO:
-    """A binary stream for a path, ``-`` (stdin) or a ``.gz`` file."""
+def open_input(path: str, name: str | None = None) -> BinaryIO:
+    """A binary stream for a path, ``-`` (stdin, decompressed when it starts with the gzip
+    magic bytes) or a ``.gz`` file; errors name the input ``name`` (default: ``path``)."""
     if path == "-":
         stream = sys.stdin.buffer
         grow_pipe(stream)
+        if _starts_gzip(stream):
+            import gzip
+
+            return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
         return stream
+    if os.path.isdir(path):
+        raise InputError(f"{name or path}: is a directory, not a log file")
     try:
         raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
     except OSError as exc:
-        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
+        raise InputError(f"{name or path}: cannot open: {exc.strerror or exc}") from None
     if path.endswith(".gz"):
         import gzip
 
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     return raw
+
+
+def _starts_gzip(stream: BinaryIO) -> bool:
+    """Whether a buffered stream's next bytes are the gzip magic, without consuming them. A
+    terminal is never asked: its end of input (Ctrl-D) is an event that a peek would use up."""
+    peek = getattr(stream, "peek", None)
+    try:
+        return peek is not None and not stream.isatty() and peek(2)[:2] == GZIP_MAGIC
+    except (OSError, ValueError):
+        return False
 
 
 def grow_pipe(stream: BinaryIO) -> None:

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -62,9 +63,59 @@ def test_selection_is_applied_on_the_workers(client):
 
 
 def test_entry_point_on_a_scheduler_address_prints_the_cli_report(client, cli_report):
-    done = batch(str(CORPUS), "--scheduler", client.scheduler.address)
+    done = batch(str(CORPUS), "--scheduler", client.scheduler.address, "--exit-zero")
     assert done.returncode == 0, done.stderr
     assert done.stdout == cli_report.stdout
+
+
+@pytest.fixture(scope="module")
+def separate_cluster(tmp_path_factory):
+    """A real scheduler and worker, each a process started in its own empty folder."""
+    base = tmp_path_factory.mktemp("cluster")
+    address_file = base / "scheduler.json"
+    folders = {name: base / name for name in ("scheduler", "worker")}
+    for folder in folders.values():
+        folder.mkdir()
+    common = ["--no-dashboard"]
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", "0", "--scheduler-file", str(address_file), *common],
+                                 cwd=folders["scheduler"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                                   str(address_file), "--nworkers", "1", "--nthreads", "1", *common],
+                                  cwd=folders["worker"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        address = json.loads(address_file.read_text())["address"]
+        with Client(address, timeout=60) as probe:
+            probe.wait_for_workers(1, timeout=60)
+        yield address
+    finally:
+        for process in (worker, scheduler):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=30)
+
+
+def test_relative_paths_on_workers_started_in_another_folder(separate_cluster, tmp_path):
+    logs = tmp_path / "logs"
+    for log in [*sorted(CORPUS.glob("vllm/*.log"))[:6], *sorted(CORPUS.glob("healthy/*.log"))[:2]]:
+        (logs / log.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy(log, logs / log.parent.name / log.name)
+    cli = subprocess.run([sys.executable, "-m", "matcher", "scan", "-f", "json", "logs"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "matcher.batch", "logs", "--scheduler", separate_cluster],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert (cli.returncode, done.returncode) == (1, 1), done.stderr
+    assert done.stdout == cli.stdout
+    files = json.loads(done.stdout)["files"]
+    assert len(files) == 8 and all(entry["path"].startswith("logs/") and not entry["error"] for entry in files)
+    healthy = [str(Path("logs/healthy") / log.name) for log in sorted(CORPUS.glob("healthy/*.log"))[:2]]
+    clean = subprocess.run([sys.executable, "-m", "matcher.batch", *healthy, "--scheduler", separate_cluster],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert clean.returncode == 0, clean.stderr
 
 
 def test_entry_point_on_a_local_cluster_reports_unreadable_files_like_the_cli(tmp_path):

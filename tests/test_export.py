@@ -142,7 +142,7 @@ def test_loki_conversion_of_every_rule_with_the_stream_pipeline(sigma, exported,
     assert len(queries) == len(collection.rules) == len(problems)
     for rule, query in zip(collection.rules, queries):
         product = rule.logsource.product
-        selector = f"{{app=`{product}`}}" if product in SERVING_ENGINES else "{job=~`.+`}"
+        selector = f"{{app=`{product}`}}" if product in SERVING_ENGINES else "{app=~`.+`}"
         assert query.startswith(selector + " |~ "), query
         assert logql_regex(query)
 
@@ -244,11 +244,16 @@ def test_patterns_export_selects_with_grep_what_logkb_selects(catalog, lines, tm
         assert got == [n for n, line in enumerate(lines) if pattern.compiled.search(line)], ere
 
 
-def test_loki_pipeline_label_is_the_operators_choice():
-    pipeline = yaml.safe_load(run("export", "-f", "loki-pipeline", "--label", "container"))
-    selections = {item["id"]: item["selection"] for item in pipeline["transformations"]}
-    assert selections["logkb_vllm_stream"] == {"container": "vllm"}
-    assert selections["logkb_all_streams"] == {"job|re": ".+"}
+def test_loki_pipeline_label_is_the_operators_choice_for_every_alert(sigma, exported, problems):
+    from sigma.backends.loki import LogQLBackend
+    from sigma.processing.pipeline import ProcessingPipeline
+
+    pipeline = ProcessingPipeline.from_yaml(run("export", "-f", "loki-pipeline", "--label", "container"))
+    queries = LogQLBackend(pipeline).convert(load(sigma, exported["loki"]))
+    assert len(queries) == len(problems)
+    assert all(query.startswith("{container=") for query in queries), [q[:40] for q in queries]
+    several = [q for q in queries if q.startswith("{container=~`.+`}")]
+    assert several and len(several) < len(queries)
 
 
 def test_sigma_to_stdout_is_a_yaml_stream_of_all_rules(problems):

@@ -239,10 +239,12 @@ def test_sarif_results_point_at_the_findings_with_stable_rule_ids(sarif_validato
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"]["uri"] == Path(path).as_uri()
         assert location["region"]["startLine"] == finding["line"]
+        assert location["region"]["snippet"]["text"] == finding["evidence"]
         assert finding["evidence"] in result["message"]["text"]
     assert sorted(r["id"] for r in rules) == sorted({f["id"] for _, f in expected})
     for rule in rules:
         assert rule["help"]["text"]
+        assert rule["help"]["markdown"].startswith("**") and f"logkb explain {rule['id']}" in rule["help"]["markdown"]
         assert rule["defaultConfiguration"]["level"] in SARIF_LEVELS.values()
     fingerprints = [r["partialFingerprints"]["logkbFinding/v1"] for r in run["results"]]
     assert len(set(fingerprints)) == len(fingerprints)
@@ -253,8 +255,17 @@ def test_sarif_uses_relative_uris_for_relative_paths(monkeypatch, sarif_validato
     relative = FAILING.relative_to(ROOT)
     document = json.loads(scan("--format", "sarif", relative).stdout)
     result = document["runs"][0]["results"][0]
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == relative.as_posix()
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == \
+        {"uri": relative.as_posix(), "uriBaseId": "%SRCROOT%"}
     assert sarif_validator.is_valid(document)
+
+
+def test_sarif_of_stdin_has_no_file_uri_unless_named(sarif_validator):
+    document = json.loads(scan("--format", "sarif", "-", input=FAILING.read_bytes()).stdout)
+    location = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"description": {"text": "standard input"}}
+    assert "%3C" not in json.dumps(document)
+    assert schema_errors(sarif_validator, document) == []
 
 
 # -- JUnit -------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -27,3 +28,18 @@ def input_globs(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def load(catalogs: tuple[str, ...]) -> Catalog:
     return load_catalog(catalogs)
+
+
+def fail(message: str) -> NoReturn:
+    """A usage or input error: one line on stderr, exit status 2."""
+    click.echo(f"logkb: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def write_text(path: str, content: str) -> None:
+    """Write a report or page; a path that cannot be written is an input error (exit 2)."""
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(content)
+    except OSError as exc:
+        fail(f"{path}: cannot write: {exc.strerror or exc}")

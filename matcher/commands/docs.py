@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from ..catalog import Catalog, Signature
-from .common import catalog_option, load
+from ..catalog import Catalog, Signature, source_checkout
+from .common import catalog_option, fail, load
 from .explain import render_markdown
 
 INDEX = "README.md"
@@ -62,11 +62,20 @@ def write(out: Path, generated: dict[str, str]) -> list[str]:
 
 
 @click.command("docs")
-@click.option("--out", default="docs/signatures", show_default=True, type=click.Path(file_okay=False),
-              help="Directory for the pages and the index.")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Directory for the pages and the index (default in a source checkout: its docs/signatures).")
 @catalog_option
-def command(out: str, catalogs: tuple[str, ...]) -> None:
+def command(out: str | None, catalogs: tuple[str, ...]) -> None:
     """Generate one markdown page per problem signature, plus an index table."""
+    if out is None:
+        checkout = source_checkout()
+        if checkout is None:
+            raise click.UsageError("say where the pages go: --out DIR (logkb runs from an installed package, "
+                                   "not from a source checkout with a docs/signatures folder)")
+        out = str(checkout / "docs" / "signatures")
     generated = pages(load(catalogs))
-    touched = write(Path(out), generated)
+    try:
+        touched = write(Path(out), generated)
+    except OSError as exc:
+        fail(f"{exc.filename or out}: cannot write: {exc.strerror or exc}")
     click.echo(f"logkb docs: {len(generated) - 1} pages in {out}, {len(touched)} file(s) changed", err=True)

@@ -9,7 +9,7 @@ import click
 import yaml
 
 from ..export import DIALECTS, loki_pipeline, patterns, sigma_rules
-from .common import EXIT_ERROR, catalog_option, load
+from .common import EXIT_ERROR, catalog_option, fail, load
 
 FORMATS = ("sigma", "loki-pipeline", "patterns")
 
@@ -47,7 +47,10 @@ def command(fmt: str, out: str | None, field: str | None, dialect: str, label: s
         click.echo("\n---\n".join(rules.values()), nl=False)
         return
     target = Path(out)
-    target.mkdir(parents=True, exist_ok=True)
-    for name, text in rules.items():
-        (target / name).write_text(text, encoding="utf-8")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for name, text in rules.items():
+            (target / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"{exc.filename or target}: cannot write: {exc.strerror or exc}")
     click.echo(f"wrote {len(rules)} Sigma rules to {target}", err=True)

@@ -7,7 +7,7 @@ import json
 import click
 
 from .. import pipeline
-from .common import catalog_option
+from .common import catalog_option, fail
 from ..diagnose import diagnose
 from ..read import InputError, open_input
 from ..record import RunRecord, record
@@ -20,7 +20,7 @@ def read_record(scanner: Scanner, path: str) -> RunRecord:
         with open_input(path) as stream:
             run = scanner.run(stream, "<stdin>" if path == "-" else path)
     except InputError as exc:
-        raise click.ClickException(str(exc)) from None
+        fail(str(exc))
     return record(diagnose(run))
 
 

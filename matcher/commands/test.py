@@ -15,9 +15,16 @@ from pathlib import Path
 
 import click
 
+from ..catalog import data_dir
 from ..corpus import Outcome, confusion, run_corpus
 from .. import pipeline
-from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option
+from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option, fail
+
+
+def default_corpus() -> Path:
+    """``corpus/`` in the working directory, else the corpus installed with the catalog."""
+    here = Path("corpus")
+    return here if here.is_dir() else data_dir("corpus")
 
 
 @click.command("test")
@@ -27,10 +34,14 @@ from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option
               "print a diff of each sidecar changed.")
 @catalog_option
 def command(roots: tuple[str, ...], verbose: bool, bless: bool, catalogs: tuple[str, ...]) -> None:
-    """Run every corpus sample against its sidecar and print a per-signature table."""
+    """Run every corpus sample against its sidecar and print a per-signature table
+    (default ROOTS: ./corpus, else the corpus installed with the built-in catalog). Finding no
+    sample is an error: a gate that tests nothing must not pass."""
     scanner = pipeline.scanner(catalogs)
-    dirs = [Path(r) for r in roots or ("corpus",)]
+    dirs = [Path(r) for r in roots] or [default_corpus()]
     outcomes = run_corpus(scanner, dirs)
+    if not outcomes:
+        fail(f"no corpus sample (a .log with a .yaml sidecar) under {', '.join(map(str, dirs))}")
     if bless:
         diffs = [diff for diff in (bless_sidecar(o) for o in outcomes if not o.ok) if diff]
         click.echo("".join(diffs), nl=False)

@@ -88,12 +88,13 @@ class Targets:
 
     def root_of(self, file: Path) -> Path:
         """The catalog directory of a file: a directory given, else the nearest one holding a
-        catalog.yaml, else the file's own directory."""
+        catalog.yaml, else the one above the file's engine folder (``<catalog>/<engine>/<slug>.yaml``,
+        the layout ``logkb new`` writes)."""
         file = file.resolve()
         for root in self.roots:
             if file.is_relative_to(root.resolve()):
                 return root.resolve()
-        return next((p for p in file.parents if (p / "catalog.yaml").is_file()), file.parent)
+        return next((p for p in file.parents if (p / "catalog.yaml").is_file()), file.parent.parent)
 
 
 def _shown(path: Path) -> Path:

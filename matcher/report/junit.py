@@ -39,7 +39,7 @@ def xml_text(value: str) -> str:
 
 
 def _testcase(report: FileReport) -> ET.Element:
-    case = ET.Element("testcase", classname="logkb.scan", name=xml_text(report.path), file=xml_text(report.path))
+    case = ET.Element("testcase", classname="logkb.scan", name=xml_text(report.path))
     if report.error:
         ET.SubElement(case, "error", type="logkb.input-error", message=xml_text(report.error))
     for finding in report.diagnosis.findings:

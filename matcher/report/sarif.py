@@ -2,8 +2,10 @@
 
 The rule id is the signature id, so a dashboard groups the same failure across runs and
 logs; the rule's help is the signature's own text (cause, checks, fixes in order, how to
-verify). A result points at the log file and the line of the message, and carries the
-fixes with the values computed from that log.
+verify), as plain text and as markdown. A result points at the log file (a relative path
+relative to ``%SRCROOT%``, the checkout, as code-scanning tools expect) and the line of the
+message, shows that line (redacted) as the region's snippet, and carries the fixes with the
+values computed from that log. stdin has no URI: ``--stdin-filename`` names it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from .annotation import details, fingerprint, headline
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+SOURCE_ROOT = "%SRCROOT%"
+STDIN = "<stdin>"
 
 
 def render(reports: list[FileReport], catalog_version: str) -> str:
@@ -57,7 +61,7 @@ def _rule(sig: Signature) -> dict[str, Any]:
         "id": sig.id,
         "shortDescription": {"text": sig.title},
         "fullDescription": {"text": sig.doc.get("summary") or sig.title},
-        "help": {"text": _help(sig)},
+        "help": {"text": _help(sig), "markdown": _help_markdown(sig)},
         "defaultConfiguration": {"level": LEVELS[sig.severity]},
         "properties": {"tags": list(sig.tags), "status": sig.status},
     }
@@ -86,6 +90,26 @@ def _help(sig: Signature) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+def _help_markdown(sig: Signature) -> str:
+    doc = sig.doc
+    parts = [f"**{sig.title}**", " ".join(doc.get("cause", "").split())]
+    checks = doc.get("checks", [])
+    if checks:
+        parts.append("**Check**\n\n" + "\n".join(f"- {c['title']} {' '.join(c['look'].split())}" for c in checks))
+    fixes = doc.get("fixes", [])
+    if fixes:
+        parts.append("**Fix, in this order**\n\n" + "\n".join(
+            f"{i}. {x['title']}{_generic_change(x)} (trade-off: {' '.join(x['tradeoff'].split())})"
+            for i, x in enumerate(fixes, 1)))
+    if doc.get("verify"):
+        parts.append(f"**Verify**: {' '.join(doc['verify'].split())}")
+    references = doc.get("references", [])
+    if references:
+        parts.append("**References**\n\n" + "\n".join(f"- <{r['url']}>" for r in references))
+    parts.append(f"Checklist for a log: `logkb explain {sig.id}`")
+    return "\n\n".join(p for p in parts if p)
+
+
 def _generic_change(fix: dict[str, Any]) -> str:
     """': change' in the words that need no numbers from a log."""
     return f": {generic_change(fix)}"
@@ -97,7 +121,7 @@ def _result(report: FileReport, finding: Finding, rule_index: int) -> dict[str, 
         "ruleIndex": rule_index,
         "level": LEVELS[finding.severity],
         "message": {"text": headline(report, finding) + "\n" + details(report, finding)},
-        "locations": [_location(report.path, finding.line)],
+        "locations": [_location(report.path, finding.line, report.evidence(finding))],
         "partialFingerprints": {"logkbFinding/v1": fingerprint(report.path, finding.id, finding.line)},
         "properties": {
             "role": report.diagnosis.roles.get(finding.id, "related"),
@@ -108,10 +132,20 @@ def _result(report: FileReport, finding: Finding, rule_index: int) -> dict[str, 
     }
 
 
-def _location(path: str, line: int | None = None) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(path)}}
+def artifact_location(path: str) -> dict[str, Any]:
+    if path == STDIN:
+        return {"description": {"text": "standard input"}}
+    if PurePath(path).is_absolute():
+        return {"uri": artifact_uri(path)}
+    return {"uri": artifact_uri(path), "uriBaseId": SOURCE_ROOT}
+
+
+def _location(path: str, line: int | None = None, snippet: str | None = None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": artifact_location(path)}
     if line:
         physical["region"] = {"startLine": line}
+        if snippet:
+            physical["region"]["snippet"] = {"text": snippet}
     return {"physicalLocation": physical}
 
 
