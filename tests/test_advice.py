@@ -219,3 +219,33 @@ def test_tgi_cuda_graph_failure_names_the_wiggle_room_and_what_the_fraction_cost
     assert order.index("wiggle-room") < order.index("lower-memory-fraction")
     assert "TGI_WIGGLE_ROOM" in changes["wiggle-room"]
     assert "also sizes the KV cache" in changes["lower-memory-fraction"]
+
+
+@pytest.mark.parametrize("sample, first", [("vllm-lora-slots-1.log", "raise-max-loras"),
+                                           ("vllm-lora-slots-2.log", "raise-max-cpu-loras")])
+def test_lora_gpu_slots_and_cpu_adapter_cache_get_their_own_knob(sample, first) -> None:
+    ids = fixes(CORPUS / "generated" / sample)
+    assert ids[0] == first
+    other = ({"raise-max-loras", "raise-max-cpu-loras"} - {first}).pop()
+    assert other not in ids
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.1.",
+    "RuntimeError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.1.",
+])
+def test_sglang_fraction_ending_in_a_period_is_read_whole(message) -> None:
+    result = CliRunner().invoke(main, ["scan", "-f", "json", "-"], input=message + "\n")
+    finding = json.loads(result.output)["files"][0]["findings"][0]
+    assert finding["id"] == "sglang.startup.not-enough-memory"
+    assert finding["facts"]["mem_fraction_static"] == 0.1
+    assert "was 0.1" in json.dumps(finding["fixes"])
+
+
+def test_sglang_retraction_is_back_pressure_a_warning_that_passes_ci() -> None:
+    log = CORPUS / "generated/sglang-retract-4.log"
+    got = report(log)
+    assert (got["root_cause"], got["outcome"]) == ("sglang.runtime.kv-pool-exhausted", "degraded")
+    assert got["findings"][0]["severity"] == "warning"
+    assert CliRunner().invoke(main, ["scan", str(log)]).exit_code == 0
+    assert CliRunner().invoke(main, ["scan", "--fail-on", "warning", str(log)]).exit_code == 1
