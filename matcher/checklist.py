@@ -3,7 +3,10 @@
 Values are computed by catalog expressions over facts; texts use ``{name}`` placeholders
 (with an optional format spec such as ``{free_gib:.2f}``). A check whose condition cannot be
 decided from the log is ``unknown`` and tells the operator what to run; a fix whose ``when``
-is false is dropped; a fix whose value cannot be computed falls back to its generic change.
+is false, or whose ``applies_to`` excludes the finding's phase, engine or device, is dropped
+(see applicability.py); a fix whose value cannot be computed falls back to its next wording.
+No text is ever shown with a placeholder left in it: a wording the log cannot fill is skipped,
+and a fix none of whose change wordings can be filled is left out.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from .applicability import Situation, fits, rank
 from .expr import Unknown
 from .scan import Finding
 
@@ -59,12 +63,15 @@ def build(finding: Finding, run_facts: dict[str, Any]) -> Checklist:
     shared = _compute(sig, "values", sig.doc.get("values", {}), facts)
     scope = {**facts, **{v.name: v.value for v in shared}}
     checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.doc.get("checks", []))]
-    fixes = []
+    situation = Situation.of(finding.phase, facts)
+    ranked = []
     for i, item in enumerate(sig.doc.get("fixes", [])):
+        if not fits(item.get("applies_to"), situation):
+            continue
         fix = _fix(sig, i, item, scope, shared)
         if fix is not None:
-            fixes.append(fix)
-    return Checklist(checks, fixes, shared)
+            ranked.append((rank(item.get("applies_to"), situation), i, fix))
+    return Checklist(checks, [fix for _, _, fix in sorted(ranked, key=lambda r: r[:2])], shared)
 
 
 def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, Any]) -> list[ComputedValue]:
@@ -107,11 +114,14 @@ def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
         return None
     values = _compute(sig, f"fixes[{index}].values", item.get("values", {}), scope)
     local = {**scope, **{v.name: v.value for v in values}}
-    template, change = _first_fillable(change_templates(item), local)
-    used = _placeholders(template)
-    tradeoff = fill(item["tradeoff"], local) or _strip_placeholders(item["tradeoff"])
-    return FixResult(item["id"], fill(item["title"], local) or item["title"], change, tradeoff,
-                     fill(item.get("verify"), local) or item.get("verify"), applies,
+    filled = _first_fillable(change_templates(item), local)
+    title = fill(item["title"], local)
+    tradeoff = fill(item["tradeoff"], local)
+    if filled is None or title is None or tradeoff is None:
+        return None
+    template, change = filled
+    used = placeholders(template)
+    return FixResult(item["id"], title, change, tradeoff, fill(item.get("verify"), local), applies,
                      [v for v in shared + values if v.name in used], bool(used))
 
 
@@ -122,18 +132,18 @@ def change_templates(fix: dict[str, Any]) -> list[str]:
 
 
 def generic_change(fix: dict[str, Any]) -> str:
-    """The change for a reader without a log: the first template that needs no numbers."""
-    return _first_fillable(change_templates(fix), {})[1]
+    """The change for a reader without a log: the first wording that needs no numbers."""
+    found = _first_fillable(change_templates(fix), {})
+    return found[1] if found else ""
 
 
-def _first_fillable(templates: list[str], scope: dict[str, Any]) -> tuple[str, str]:
-    """The first template whose placeholders the log can fill, and its text; when none can,
-    the last one with its placeholders shown as <value>."""
+def _first_fillable(templates: list[str], scope: dict[str, Any]) -> tuple[str, str] | None:
+    """The first template whose placeholders the log can fill, and its text."""
     for template in templates:
         text = fill(template, scope)
         if text is not None:
             return template, text
-    return "", _strip_placeholders(templates[-1])
+    return None
 
 
 def fill(template: str | None, scope: dict[str, Any]) -> str | None:
@@ -161,18 +171,12 @@ def display(value: Any) -> str:
     return str(value)
 
 
-def _placeholders(template: str) -> set[str]:
+def placeholders(template: str) -> set[str]:
+    """The fact names a template needs."""
     try:
         return {name for _, name, _, _ in string.Formatter().parse(template) if name}
     except ValueError:
         return set()
-
-
-def _strip_placeholders(template: str) -> str:
-    try:
-        return "".join(lit + ("<value>" if name else "") for lit, name, _, _ in string.Formatter().parse(template))
-    except ValueError:
-        return template
 
 
 def _tidy(value: Any) -> Any:

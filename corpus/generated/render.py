@@ -523,7 +523,7 @@ def vllm_samples() -> list[Sample]:
     log.engine_failure(V1_KV_SIZING, M("ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to "
                                        "serve even a single token. Try increasing `gpu_memory_utilization`."))
     out.append(Sample("vllm-autofit-fail", "auto-fit finds no room", ">=0.14.0,<=0.33.0", "vllm", "0.18.0",
-                      "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", log.lines))
+                      "vllm.kv-cache.no-available-memory", "kv-cache-allocation", log.lines))
 
     # -- family 4: CUDA graph capture running out of memory (V1 has no message of its own)
     for version, torch, bar, label in (
@@ -837,7 +837,8 @@ def pytorch_samples() -> list[Sample]:
                                                private=1.45 * GiB))
     add("pytorch-oom-fraction-preempt", "rejected before cudaMalloc", ">=2.12.1,<=2.14.1", "2.12.1",
         "torch.OutOfMemoryError: CUDA out of memory. Allocation was preemptively rejected because it would exceed "
-        "per_process_memory_fraction limit. Requested size: 4.00 GiB")
+        "per_process_memory_fraction limit. Requested size: 4.00 GiB",
+        expect="torch.cuda.oom-memory-cap")
     add("pytorch-exception-name", "torch.cuda.OutOfMemoryError", ">=1.13.1,<=2.3.1", "2.3.1",
         "torch.cuda.OutOfMemoryError: " + torch_oom("2.3.1", **common))
     add("pytorch-exception-name", "torch.OutOfMemoryError", ">=2.4.0,<=2.14.1", "2.4.1",

@@ -86,6 +86,10 @@ def _fix(fix: dict) -> Item:
     lines.extend(("without the numbers", text) for text in change_templates(fix)[1:])
     if "when" in fix:
         lines.append(("only when", fix["when"]))
+    for key, label in (("phases", "only in phases"), ("engines", "only for engines"), ("devices", "only on devices"),
+                       ("leads_in", "first in phases")):
+        if key in fix.get("applies_to", {}):
+            lines.append((label, ", ".join(fix["applies_to"][key])))
     lines.append(("trade-off", fix["tradeoff"]))
     if "verify" in fix:
         lines.append(("verify", fix["verify"]))

@@ -8,7 +8,10 @@ ones, so each broken input gives one line, ``<file>: <key>: <what is wrong>``:
 2. catalog: duplicate ids (unless an overlay's catalog.yaml ``overrides`` them), ``explains``
    targets exist, expressions name only facts the catalog captures;
 3. re2: every regex compiles with the RE2 engine itself (when ``google-re2`` is installed);
-4. content: no ``TODO`` placeholder left, at least one fix and one reference;
+4. content: no ``TODO`` placeholder left, at least one fix and one reference; every fix can
+   be shown without a number from the log (its last change wording, its title and trade-off
+   need no ``{fact}``), and check titles and looks need none either, so no report ever
+   shows an unfilled placeholder;
 5. examples: every problem signature that is not deprecated has a positive corpus example
    (a sidecar whose ``expect.root_cause`` is its id, or an ``examples:`` path) and is the root
    cause on at least one of them: a signature that another one always shadows is dead weight.
@@ -41,6 +44,8 @@ from ..catalog import (
     read_yaml,
     yaml_files,
 )
+from ..checklist import change_templates
+from ..checklist import placeholders as fill_placeholders
 from ..corpus import Sample, check, discover
 from ..scan import Scanner
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option
@@ -194,6 +199,22 @@ def _content(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str
             for key in ("fixes", "references"):
                 if not sig.doc.get(key):
                     yield sig.id, _line(sig.path, key, f"a problem signature needs at least one entry in {key}")
+            for key in _needs_numbers(sig.doc):
+                yield sig.id, _line(sig.path, key, "needs a number from the log: add a wording without {placeholders}")
+
+
+def _needs_numbers(doc: dict[str, Any]) -> Iterator[str]:
+    """Keys of texts a report would have to leave unfilled on a log without the numbers."""
+    for i, fix in enumerate(doc.get("fixes", [])):
+        if fill_placeholders(change_templates(fix)[-1]):
+            yield f"fixes[{i}].change_fallback" if "change_fallback" in fix else f"fixes[{i}].change"
+        for key in ("title", "tradeoff"):
+            if fill_placeholders(fix[key]):
+                yield f"fixes[{i}].{key}"
+    for i, check in enumerate(doc.get("checks", [])):
+        for key in ("title", "look"):
+            if fill_placeholders(check[key]):
+                yield f"checks[{i}].{key}"
 
 
 def placeholders(value: Any, key: str = "") -> Iterator[str]:

@@ -1,0 +1,49 @@
+"""Which fixes fit a finding: the phase it happened in, and the engine and device of the log.
+
+A fix may declare ``applies_to: {phases: [...], engines: [...], devices: [...], leads_in:
+[...]}``. A fix is dropped when the log shows a phase, engine or device outside its lists; the
+engine name ``unknown`` stands for a log whose engine logkb could not tell, so a fix that
+names one engine's knobs never reaches a reader of another engine's log. An unknown phase or
+device drops nothing. Among the fixes kept, those that lead in the finding's phase
+(``leads_in``) come first, the others follow, each group in catalog order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+UNKNOWN_ENGINE = "unknown"
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the log says about where a finding happened."""
+
+    phase: str | None
+    engine: str
+    device: str | None
+
+    @classmethod
+    def of(cls, phase: str | None, facts: dict[str, Any]) -> Situation:
+        device = facts.get("device")
+        return cls(phase if phase and phase != "unknown" else None,
+                   str(facts.get("engine") or UNKNOWN_ENGINE),
+                   str(device).lower() if device else None)
+
+
+def fits(applies_to: dict[str, list[str]] | None, situation: Situation) -> bool:
+    if not applies_to:
+        return True
+    phases, engines, devices = (applies_to.get(k) for k in ("phases", "engines", "devices"))
+    if phases and situation.phase is not None and situation.phase not in phases:
+        return False
+    if engines and situation.engine not in engines:
+        return False
+    return not (devices and situation.device is not None and situation.device not in devices)
+
+
+def rank(applies_to: dict[str, list[str]] | None, situation: Situation) -> int:
+    """0 for a fix that leads in the finding's phase, 1 for the others."""
+    leads_in = (applies_to or {}).get("leads_in") or []
+    return 0 if situation.phase is not None and situation.phase in leads_in else 1

@@ -1,0 +1,256 @@
+"""The advice a report gives, through the CLI on corpus logs: fixes fit the phase, engine and
+device of the log, no text is ever printed with a placeholder left in it, and the corrected
+fixes of the catalog say what the engines really do."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from matcher.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+UNFILLED = re.compile(r"<value>|\{[A-Za-z_][A-Za-z0-9_]*(?::[^{}]*)?\}")
+PROSE_KEYS = ("title", "change", "tradeoff", "verify", "detail", "look", "summary", "cause")
+
+
+def run(*args: object) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.output
+    return result.output
+
+
+def report(log: Path) -> dict:
+    return json.loads(run("scan", "-f", "json", log))["files"][0]
+
+
+def fixes(log: Path) -> list[str]:
+    return [fix["id"] for fix in report(log)["findings"][0]["fixes"]]
+
+
+def _prose(value: object, key: str = ""):
+    if isinstance(value, str):
+        if key in PROSE_KEYS:
+            yield key, value
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from _prose(item, name)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _prose(item, key)
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_no_report_over_the_whole_corpus_prints_an_unfilled_placeholder(fmt) -> None:
+    out = run("scan", "-f", fmt, "--fail-on", "never", CORPUS)
+    if fmt == "json":
+        files = json.loads(out)["files"]
+        assert len(files) > 400
+        leftovers = [(f["path"], key, text) for f in files for finding in f["findings"]
+                     for key, text in _prose(finding) if UNFILLED.search(text)]
+    else:
+        leftovers = [line for line in out.splitlines() if "<value>" in line]
+    assert leftovers == []
+
+
+def test_the_verbose_text_report_over_the_whole_corpus_has_no_placeholder() -> None:
+    out = run("scan", "-v", "--fail-on", "never", CORPUS)
+    checklist_lines = [line for line in out.splitlines() if line.startswith("    ") and "line " not in line[:12]]
+    assert not [line for line in checklist_lines if "<value>" in line]
+
+
+def test_validate_refuses_a_fix_that_cannot_be_shown_without_numbers(tmp_path: Path) -> None:
+    text = (ROOT / "kb/vllm/no-available-memory.yaml").read_text()
+    text = text.replace(
+        '      - "Raise --gpu-memory-utilization by 0.05 at a time (not above 0.95), provided nvidia-smi shows that much memory free."\n',
+        "")
+    (tmp_path / "vllm").mkdir()
+    (tmp_path / "vllm" / "no-available-memory.yaml").write_text(text)
+    (tmp_path / "catalog.yaml").write_text("catalog_version: 2026.12.0\nschema_version: 1\nchangelog: []\n"
+                                           "overrides: [vllm.kv-cache.no-available-memory]\n")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no-available-memory.yaml: fixes[0].change_fallback: needs a number from the log" in result.output
+
+
+# -- fixes fit the phase, the engine and the device ------------------------------------------
+
+
+def test_trtllm_weight_loading_failure_leads_with_a_smaller_engine_not_the_kv_fraction() -> None:
+    log = CORPUS / "trtllm/trtllm.executor.insufficient-memory--nvidia-tensorrt-llm-1060.log"
+    assert report(log)["phase"] == "weight-loading"
+    assert fixes(log) == ["shrink-the-model", "smaller-build-limits"]
+
+
+def test_trtllm_serving_failure_still_leads_with_the_kv_fraction() -> None:
+    log = CORPUS / "trtllm/trtllm.executor.insufficient-memory--nvidia-tensorrt-llm-3636.log"
+    assert report(log)["phase"] == "serving"
+    assert fixes(log)[0] in ("lower-kv-fraction", "more-kv-for-blocks")
+
+
+@pytest.mark.parametrize("log", [
+    "llamacpp/llamacpp.cuda.alloc-failed--ggml-org-llama.cpp-20431.log",
+    "ollama/llamacpp.cuda.alloc-failed--ollama-ollama-8447.log",
+])
+def test_llamacpp_weight_loading_failure_gets_no_context_or_kv_advice(log) -> None:
+    path = CORPUS / log
+    assert report(path)["phase"] == "weight-loading"
+    found = fixes(path)
+    assert found[0] == "fewer-gpu-layers"
+    assert not {"smaller-context", "quantize-kv-cache", "smaller-ubatch", "fewer-parallel-slots"} & set(found)
+
+
+def test_llamacpp_compute_buffer_failure_keeps_the_ubatch_fix() -> None:
+    log = CORPUS / "generated/llamacpp-compute-buffers-1.log"
+    assert report(log)["phase"] == "warmup"
+    assert "smaller-ubatch" in fixes(log)
+
+
+def test_a_tpu_log_gets_no_cuda_graph_advice(tmp_path: Path) -> None:
+    # The real TPU traceback, after the command line its PR description quotes above it (that
+    # line is what shows the TPU; the corpus log itself keeps the traceback alone).
+    real = CORPUS / "vllm/vllm.kv-cache.max-model-len-exceeds-capacity--vllm-project-tpu-inference-223.log"
+    tpu = tmp_path / "tpu.log"
+    tpu.write_bytes(b"export TPU_BACKEND_TYPE=jax; python3 tpu_commons/examples/offline_inference.py\n"
+                    + real.read_bytes())
+    gpu = CORPUS / "vllm/vllm.kv-cache.max-model-len-exceeds-capacity--vllm-project-vllm-10517.log"
+    assert report(tpu)["facts"]["device"] == "TPU"
+    assert "fewer-cuda-graphs" not in fixes(tpu)
+    assert "cudagraph" not in run("scan", tpu).lower()
+    assert "fewer-cuda-graphs" in fixes(gpu)
+    assert "-cc.cudagraph_mode=NONE" in run("scan", gpu)
+
+
+def test_cuda_runtime_oom_in_tgi_names_only_tgi_knobs() -> None:
+    out = run("scan", CORPUS / "tgi/cuda.runtime.out-of-memory--huggingface-text-generation-inference-2572.log")
+    fix_text = out[out.index("Fix, in this order"):]
+    assert "TGI_WIGGLE_ROOM" in fix_text and "--cuda-memory-fraction" in fix_text
+    assert "--gpu-memory-utilization" not in fix_text and "--mem-fraction-static" not in fix_text
+
+
+def test_cuda_runtime_oom_of_an_unknown_engine_says_it_does_not_know_the_engine() -> None:
+    log = CORPUS / "pytorch/cuda.runtime.out-of-memory--cadene-vqa.pytorch-47.log"
+    out = run("scan", log)
+    fix_text = out[out.index("Fix, in this order"):]
+    assert "could not tell which server wrote this log" in fix_text
+    assert "--gpu-memory-utilization" not in fix_text and "--mem-fraction-static" not in fix_text
+
+
+def test_an_overlay_fix_is_dropped_outside_its_declared_phase(tmp_path: Path) -> None:
+    (tmp_path / "test").mkdir()
+    (tmp_path / "catalog.yaml").write_text("catalog_version: 2026.12.0\nschema_version: 1\nchangelog: []\n")
+    (tmp_path / "test" / "thing.yaml").write_text("""\
+schema_version: 1
+id: test.overlay.phased
+title: Phased overlay failure
+kind: problem
+severity: error
+status: experimental
+engines: [{name: vllm}]
+match:
+  patterns:
+    - regex: 'Phased overlay failure in (?P<where>\\w+)'
+      phase: serving
+summary: s
+cause: c
+checks: []
+fixes:
+  - id: general
+    title: General advice
+    change: "g"
+    tradeoff: t
+  - id: loading-only
+    title: Only while loading
+    applies_to: {phases: [weight-loading]}
+    change: "l"
+    tradeoff: t
+  - id: serving-first
+    title: First while serving
+    applies_to: {leads_in: [serving]}
+    change: "s"
+    tradeoff: t
+verify: v
+references: [{url: "https://example.org"}]
+""")
+    log = tmp_path / "x.log"
+    log.write_text("ERROR Phased overlay failure in decode\n")
+    out = json.loads(run("scan", "--catalog", tmp_path, "-f", "json", log))
+    finding = out["files"][0]["findings"][0]
+    assert finding["phase"] == "serving"
+    assert [f["id"] for f in finding["fixes"]] == ["serving-first", "general"]
+
+
+# -- the corrected advice -----------------------------------------------------------------
+
+
+def test_memory_fraction_cap_is_its_own_cause_in_the_warmup_with_tgi_fixes() -> None:
+    log = CORPUS / "tgi/torch.cuda.oom-memory-cap--huggingface-text-generation-inference-563.log"
+    got = report(log)
+    assert (got["root_cause"], got["phase"], got["engine"]) == ("torch.cuda.oom-memory-cap", "warmup", "tgi")
+    finding = got["findings"][0]
+    cap = next(c for c in finding["checks"] if c["id"] == "cap-below-card")
+    assert cap["status"] == "pass" and "22.2 GiB" in cap["detail"]
+    assert [f["id"] for f in finding["fixes"]] == ["smaller-warmup-tgi"]
+    assert "other process" not in json.dumps(finding["fixes"])
+
+
+def test_autofit_failure_is_no_memory_for_the_kv_cache() -> None:
+    got = report(CORPUS / "generated/vllm-autofit-fail.log")
+    assert (got["root_cause"], got["phase"]) == ("vllm.kv-cache.no-available-memory", "kv-cache-allocation")
+
+
+def test_no_available_memory_offers_a_fixed_kv_size_and_cpu_offload_for_vllm() -> None:
+    log = CORPUS / "vllm/vllm.kv-cache.no-available-memory--vllm-project-vllm-13882.log"
+    out = run("scan", log)
+    assert "--kv-cache-memory-bytes" in out and "--cpu-offload-gb" in out
+    assert "--max-total-tokens" not in out
+    finding = report(log)["findings"][0]
+    hint = next(c for c in finding["checks"] if c["id"] == "engine-hint")
+    # 5.2 GiB weights + 1.42 activation peak + 0.03 non-torch + 1 GiB of KV on an 8 GiB card: 0.96
+    assert hint["status"] == "fail" and "0.96" in hint["detail"] and "cannot work" in hint["detail"]
+    ids = [f["id"] for f in finding["fixes"]]
+    assert "raise-utilization" not in ids and ids[0] == "cut-activation-peak"
+
+
+def test_tgi_cuda_graph_failure_names_the_wiggle_room_and_what_the_fraction_costs() -> None:
+    log = CORPUS / "tgi/tgi.cudagraph.warmup-failed--huggingface-text-generation-inference-1695.log"
+    changes = {f["id"]: f["change"] for f in report(log)["findings"][0]["fixes"]}
+    order = list(changes)
+    assert order.index("wiggle-room") < order.index("lower-memory-fraction")
+    assert "TGI_WIGGLE_ROOM" in changes["wiggle-room"]
+    assert "also sizes the KV cache" in changes["lower-memory-fraction"]
+
+
+@pytest.mark.parametrize("sample, first", [("vllm-lora-slots-1.log", "raise-max-loras"),
+                                           ("vllm-lora-slots-2.log", "raise-max-cpu-loras")])
+def test_lora_gpu_slots_and_cpu_adapter_cache_get_their_own_knob(sample, first) -> None:
+    ids = fixes(CORPUS / "generated" / sample)
+    assert ids[0] == first
+    other = ({"raise-max-loras", "raise-max-cpu-loras"} - {first}).pop()
+    assert other not in ids
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.1.",
+    "RuntimeError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.1.",
+])
+def test_sglang_fraction_ending_in_a_period_is_read_whole(message) -> None:
+    result = CliRunner().invoke(main, ["scan", "-f", "json", "-"], input=message + "\n")
+    finding = json.loads(result.output)["files"][0]["findings"][0]
+    assert finding["id"] == "sglang.startup.not-enough-memory"
+    assert finding["facts"]["mem_fraction_static"] == 0.1
+    assert "was 0.1" in json.dumps(finding["fixes"])
+
+
+def test_sglang_retraction_is_back_pressure_a_warning_that_passes_ci() -> None:
+    log = CORPUS / "generated/sglang-retract-4.log"
+    got = report(log)
+    assert (got["root_cause"], got["outcome"]) == ("sglang.runtime.kv-pool-exhausted", "degraded")
+    assert got["findings"][0]["severity"] == "warning"
+    assert CliRunner().invoke(main, ["scan", str(log)]).exit_code == 0
+    assert CliRunner().invoke(main, ["scan", "--fail-on", "warning", str(log)]).exit_code == 1
