@@ -30,7 +30,8 @@ def scanner(catalogs: tuple[str, ...] = ()) -> Scanner:
 
 def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) -> FileReport:
     """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the
-    error. With ``jobs`` > 1 (0: one per CPU) a large regular file is searched by worker
+    error, and so does a failure of the matcher itself, so that one input never costs the
+    reports of the others. With ``jobs`` > 1 (0: one per CPU) a large regular file is searched by worker
     processes (split.py)."""
     name = "<stdin>" if path == "-" else path
     stream = None
@@ -42,6 +43,8 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) ->
         return build_report(engine.run(stream, name), redact)
     except InputError as exc:
         return build_report(Run(name), redact, error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - reported as this input's error, exit 2
+        return build_report(Run(name), redact, error=f"{name}: internal matcher error ({type(exc).__name__}: {exc})")
     finally:
         if stream is not None and path != "-":
             stream.close()

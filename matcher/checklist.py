@@ -8,6 +8,7 @@ is false is dropped; a fix whose value cannot be computed falls back to its gene
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,6 +158,8 @@ def fill(template: str | None, scope: dict[str, Any]) -> str | None:
 
 def display(value: Any) -> str:
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
         return format(round(value, 4), "g") if abs(value) < 1e6 else str(int(value))
     return str(value)
 
