@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, BinaryIO
 
+from .budget import BudgetError
 from .catalog import load_catalog
 from .read import InputError, open_input
 from .report import FileReport, build_report, file_dict
@@ -43,6 +44,8 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) ->
         return build_report(engine.run(stream, name), redact)
     except InputError as exc:
         return build_report(Run(name), redact, error=str(exc))
+    except BudgetError:
+        raise  # the catalog's fault, not this input's: a catalog error
     except Exception as exc:  # noqa: BLE001 - reported as this input's error, exit 2
         return build_report(Run(name), redact, error=f"{name}: internal matcher error ({type(exc).__name__}: {exc})")
     finally:

@@ -13,6 +13,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from .budget import BudgetError, check_spec, check_text
 from .expr import Unknown
 from .scan import Finding
 
@@ -74,7 +75,7 @@ def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, An
     for name in sources:
         parsed = sig.expressions[f"{prefix}.{name}"]
         try:
-            value = _tidy(parsed.evaluate(scope))
+            value = _tidy(_evaluate(sig, f"{prefix}.{name}", scope))
         except Unknown:
             continue
         scope[name] = value
@@ -85,9 +86,17 @@ def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, An
 
 def _decide(sig: Any, key: str, scope: dict[str, Any]) -> bool | None:
     try:
-        return bool(sig.expressions[key].evaluate(scope))
+        return bool(_evaluate(sig, key, scope))
     except Unknown:
         return None
+
+
+def _evaluate(sig: Any, key: str, scope: dict[str, Any]) -> Any:
+    """The expression at ``key``; over the budget, an error naming the file and key."""
+    try:
+        return sig.expressions[key].evaluate(scope)
+    except BudgetError as exc:
+        raise BudgetError(f"{sig.path}: {key}: {exc}") from None
 
 
 def _check(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> CheckResult:
@@ -150,10 +159,12 @@ def fill(template: str | None, scope: dict[str, Any]) -> str | None:
             if conversion or not name.isidentifier() or name not in scope:
                 return None
             value = scope[name]
+            if spec:
+                check_spec(spec)
             out.append(format(value, spec) if spec else display(value))
     except (ValueError, TypeError):
         return None
-    return "".join(out)
+    return check_text("".join(out))
 
 
 def display(value: Any) -> str:

@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from .budget import BudgetError
 from .catalog import CatalogError
 from .commands.common import EXIT_ERROR
 
@@ -38,7 +39,7 @@ class _Group(click.Group):
     def main(self, *args, **kwargs):  # type: ignore[override]
         try:
             return super().main(*args, **kwargs)
-        except CatalogError as exc:
+        except (CatalogError, BudgetError) as exc:
             click.echo(f"logkb: catalog error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
 

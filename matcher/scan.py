@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from . import budget
 from . import facts as factlib
 from .catalog import Catalog, CompiledRegex, LazyRegex, Pattern, Signature
 from .normalize import is_request_echo, normalize
@@ -41,7 +42,6 @@ _EMBEDDED = {"ollama": {"llamacpp"}}  # engines whose output another one relays
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
-REGEX_TIMEOUT = 0.25  # seconds one regex may spend on one line
 CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per run
 MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 MAX_LINES_KEPT = 32  # line numbers kept per finding (the count goes on)
@@ -257,6 +257,7 @@ class _RunState:
         self.scanner = scanner
         self.run = run
         self.on_finding = on_finding
+        budget.REGEX.restart()  # the overlay regexes' time budget is per input
         self.phase: str | None = None
         self.frames: list[tuple[int, str]] = []
         self.frame_phase: str | None = None  # phase the current traceback's frames imply
@@ -475,7 +476,7 @@ class _RunState:
     def _context_holds(self, sig: Signature, values: dict[str, Any], frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phase in sig.context_phases:
             return True
-        if sig.frames and any(_search(p, text, _budget(sig)) for p in sig.frames for _, text in frames):
+        if sig.frames and any(_search(p, text, sig) for p in sig.frames for _, text in frames):
             return True
         if sig.context_requires is not None:
             from .expr import Unknown
@@ -520,7 +521,7 @@ class _RunState:
             sig, template, threshold = self.scanner._fuzzy[index]
             if score < threshold or sig.id in self.by_id or len(text) < FUZZY_MIN_LENGTH * len(template):
                 continue  # partial_ratio scores a short line 100 against any template containing it
-            if any(_search(ex, text, _budget(sig)) for ex in sig.exclude):
+            if any(_search(ex, text, sig) for ex in sig.exclude):
                 continue
             saved_phase, self.phase = self.phase, phase
             self._problem(sig, {}, text, line_no, "fuzzy", score / 100 * FUZZY_CONFIDENCE, context)
@@ -537,21 +538,14 @@ def _json_forms(literal: str) -> list[str]:
     return [form for form in dict.fromkeys((plain, go)) if form != literal]
 
 
-def _budget(sig: Signature) -> float | None:
-    """Seconds one search of ``sig``'s regexes may take on one line: catalog linting rules out
-    catastrophic patterns; overlay signatures, which nobody here reviewed, also search under a
-    time budget as defence in depth. The budget costs several times the search itself, so the
-    built-in catalog runs without it (on ``re``, which has none)."""
-    return None if sig.reviewed else REGEX_TIMEOUT
-
-
-def _search(pattern: CompiledRegex | LazyRegex, text: str, timeout: float | None) -> Any:
-    if timeout is None:
+def _search(pattern: CompiledRegex | LazyRegex, text: str, sig: Signature) -> Any:
+    """Search with one of ``sig``'s regexes. Linting rules out catastrophic patterns; an
+    overlay's regexes, which nobody here reviewed, also search under the time budget of
+    matcher/budget.py as defence in depth (it costs several times the search itself, so the
+    built-in catalog runs without it, on ``re``)."""
+    if sig.reviewed:
         return pattern.search(text)
-    try:
-        return pattern.search(text, timeout=timeout)
-    except TimeoutError:
-        return None
+    return budget.REGEX.search(pattern, text, sig.path, sig.doc)
 
 
 @dataclass(frozen=True)
@@ -564,17 +558,16 @@ def _confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | N
     """The facts of a confirmed hit, or None. A problem takes its first matching pattern;
     a fact entry merges every pattern that matches (one line can state several settings).
     ``only``: the indices of the patterns to try (default: all)."""
-    timeout = _budget(sig)
     values: dict[str, Any] | None = None
     first: Pattern | None = None
     for index, pattern in enumerate(sig.patterns):
         if only is not None and index not in only:
             continue
-        match = _search(pattern.compiled, text, timeout)
+        match = _search(pattern.compiled, text, sig)
         if match is None:
             continue
         if first is None:
-            if any(_search(ex, text, timeout) for ex in sig.exclude):
+            if any(_search(ex, text, sig) for ex in sig.exclude):
                 return None
             first, values = pattern, {}
         values.update(factlib.from_match(match.groupdict()))  # type: ignore[union-attr]
