@@ -29,13 +29,6 @@ _PREFIXES = re.compile(
 
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
-# Lines that echo a user's request (prompt text): never matched, never shown in full.
-_REQUEST_ECHO = re.compile(
-    r"Received request \S+: prompt: |\bprompt(?:_token_ids)?: ['\"\[]|\"(?:prompt|inputs)\"\s*:|\"messages\"\s*:\s*\["
-    r"|\bprompt=\""
-)
-
-
 def normalize(line: str) -> str:
     """The message a line carries, without colour codes, wrappers or JSON framing."""
     if "\x1b" in line:
@@ -49,11 +42,6 @@ def normalize(line: str) -> str:
         previous = line
         line = _PREFIXES.sub("", line, count=1)
     return line
-
-
-def is_request_echo(line: str) -> bool:
-    """True for request-log lines that carry user prompt text."""
-    return _REQUEST_ECHO.search(line) is not None
 
 
 def _json_message(text: str, depth: int) -> str | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnose import Diagnosis
+from .redact import redact_secrets
 
 SETTINGS = (
     "model", "dtype", "quantization", "gpu_memory_utilization", "max_model_len", "max_num_seqs",
@@ -98,6 +99,7 @@ def record(diagnosis: Diagnosis) -> RunRecord:
     root = diagnosis.root_cause
     if root is not None:
         facts = {**facts, **root.facts}
+    facts = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in facts.items()}  # a model URL's password
     settings = {k: facts[k] for k in SETTINGS if k in facts}
     if "max_model_len" not in settings and "concurrency_tokens" in facts:
         settings["max_model_len"] = facts["concurrency_tokens"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from . import budget
 from . import facts as factlib
 from .catalog import Catalog, CompiledRegex, LazyRegex, Pattern, Signature
-from .normalize import is_request_echo, normalize
+from .normalize import normalize
 from .prefilter import (
     Anchor,
     Candidate,
@@ -32,6 +32,7 @@ from .prefilter import (
     small_input_engine,
 )
 from .read import Chunk, ReadError, read_blocks
+from .redact import prompt_free
 
 if TYPE_CHECKING:
     from .split import Segment
@@ -335,9 +336,7 @@ class _RunState:
         a failing server repeats the same line thousands of times."""
         if raw in self._messages:
             return self._messages[raw]
-        text: str | None = normalize(raw.decode("utf-8", "replace"))
-        if is_request_echo(text):  # type: ignore[arg-type]
-            text = None
+        text = prompt_free(normalize(raw.decode("utf-8", "replace")))
         if len(raw) <= MEMO_LINE:
             if len(self._messages) >= CONFIRM_CACHE:
                 self._messages.clear()

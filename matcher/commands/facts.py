@@ -8,6 +8,7 @@ import click
 
 from .common import catalog_option, load
 from ..diagnose import diagnose
+from ..output import echo
 from ..read import InputError, open_input
 from ..record import RunRecord, record
 from ..report.record_text import render_record
@@ -32,6 +33,6 @@ def command(path: str, fmt: str, catalogs: tuple[str, ...]) -> None:
     which phase it reached and how it ended."""
     rec = read_record(Scanner(load(catalogs)), path)
     if fmt == "json":
-        click.echo(json.dumps(rec.as_dict(), indent=2))
+        echo(json.dumps(rec.as_dict(), indent=2))
     else:
-        click.echo(render_record(rec), nl=False)
+        echo(render_record(rec), nl=False)

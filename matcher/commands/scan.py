@@ -12,6 +12,7 @@ from pathlib import PurePath
 import click
 
 from ..api import scan_path
+from ..output import echo, write_file
 from ..read import is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..scan import Scanner
@@ -74,10 +75,10 @@ def command(paths: tuple[str, ...], fmt: str, fail_on: str, exit_zero: bool, inc
     files = expand(paths, includes or DEFAULT_INCLUDE, excludes)
     reports = [scan_path(scanner, path, redact=not no_redact, jobs=jobs) for path in files]
     colored = use_color(color, output)
-    emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored)
+    emit(render(resolve_format(fmt), reports, catalog.version, colored, verbose), output, colored, not no_redact)
     for report in reports:
         if report.error:
-            click.echo(f"logkb: {report.error}", err=True)
+            echo(f"logkb: {report.error}", err=True, redact=not no_redact)
     if any(r.error for r in reports):
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_CLEAN if exit_zero else exit_code(reports, fail_on))
@@ -112,13 +113,12 @@ def use_color(flag: bool | None, output: str | None) -> bool:
     return sys.stdout.isatty()
 
 
-def emit(content: str, output: str | None, colored: bool = False) -> None:
+def emit(content: str, output: str | None, colored: bool = False, redact: bool = True) -> None:
     """Write the report; ``colored`` keeps click from stripping colour off a pipe (``| less -R``)."""
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(content)
+        write_file(output, content, redact=redact)
     else:
-        click.echo(content, nl=False, color=colored or None)
+        echo(content, nl=False, color=colored or None, redact=redact)
 
 
 def exit_code(reports: list[FileReport], fail_on: str) -> int:

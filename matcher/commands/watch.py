@@ -21,6 +21,7 @@ import click
 
 from ..diagnose import diagnose
 from ..normalize import normalize
+from ..output import echo
 from ..pipe import Follow, Tee
 from ..prefilter import MATCH_WINDOW
 from ..read import Chunk, InputError, grow_pipe, read_chunks
@@ -103,7 +104,7 @@ class Session:
             head = finding.id
             if self.color:
                 head = click.style(head, fg="red" if finding.severity == "error" else "yellow", bold=True)
-            click.echo(
+            echo(
                 f"logkb: line {finding.line}: {head} ({finding.severity}, phase {finding.phase}, {role}): "
                 f"{finding.signature.title}",
                 err=True,
@@ -117,7 +118,7 @@ class Session:
             return action(*args)
         except Exception as exc:  # noqa: BLE001 - the log must keep flowing whatever the matcher does
             self.failure = f"{type(exc).__name__}: {exc}"
-            click.echo(f"logkb: internal matcher error near line {self._line} ({self.failure}); "
+            echo(f"logkb: internal matcher error near line {self._line} ({self.failure}); "
                        "diagnosis stopped, the input still passes through", err=True)
             return None
 
@@ -184,7 +185,7 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
     if report is not None:
         from ..report.text import render
 
-        click.echo(render([report], color=color, verbose=verbose), err=True, nl=False)
+        echo(render([report], color=color, verbose=verbose), err=True, nl=False)
     if input_error or report is None:
         sys.exit(EXIT_ERROR)
     sys.exit(exit_code([report], fail_on))
