@@ -107,7 +107,7 @@ def record(diagnosis: Diagnosis) -> RunRecord:
     kv = dict(facts)
     if "kv_cache_gib" not in kv and "available_kv_gib" in kv:
         kv["kv_cache_gib"] = kv["available_kv_gib"]
-    if "activation_peak_gib" not in kv and {"peak_torch_gib", "weights_gib"} <= kv.keys():
+    if "activation_peak_gib" not in kv and all(_is_number(kv.get(k)) for k in ("peak_torch_gib", "weights_gib")):
         kv["activation_peak_gib"] = round(kv["peak_torch_gib"] - kv["weights_gib"], 2)  # V0 one-line summary
     parts = {fact: float(kv[fact]) for _, fact in BUDGET_PARTS if isinstance(kv.get(fact), (int, float))}
     budget = Budget(total, _first(facts, "gpu_memory_utilization", "mem_fraction_static"), parts)
@@ -124,6 +124,10 @@ def record(diagnosis: Diagnosis) -> RunRecord:
         failed_phase=diagnosis.phase if root is not None and root.severity == "error" else None,
         facts=facts,
     )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _first(facts: dict[str, Any], *names: str) -> Any:

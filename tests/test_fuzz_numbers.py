@@ -79,3 +79,14 @@ ONE = pipeline()
 def test_number_fuzzing_of_corpus_logs_never_crashes(index, seed):
     """The bounded CI part of tests/hostile/fuzz_numbers.py (the long run takes a count)."""
     ONE(mutate(LOGS[index], random.Random(seed)))
+
+
+def test_a_memory_fact_that_stays_text_does_not_break_the_run_record(tmp_path):
+    """Found by the long run: a GiB fact too long to be a number stays text, and the memory
+    picture of `facts` and `compare` leaves it out instead of subtracting it."""
+    healthy = CORPUS / "vllm" / "vllm.healthy--vllm-project-vllm-10517.log"
+    log = tmp_path / "healthy.log"
+    log.write_text(healthy.read_text().replace("peak_torch_memory=", "peak_torch_memory=" + "9" * 70, 1))
+    for args in (["facts", str(log)], ["facts", "--format", "json", str(log)], ["compare", str(healthy), str(log)]):
+        result = logkb(*args)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, (args, result.stderr)

@@ -3,9 +3,10 @@ values, fed through the whole pipeline (scan, checklists, every report format, t
 
 Shared by the bounded property in tests/test_fuzz_numbers.py and the long run:
 
-    python tests/hostile/fuzz_numbers.py 100000      # prints inputs, crashes, hangs
+    python tests/hostile/fuzz_numbers.py 100000 [SEED [SAVE_DIR]]   # prints inputs, crashes, hangs
 
-A crash is any exception; a hang is one input taking more than ``HANG_SECONDS``.
+A crash is any exception; a hang is one input taking more than ``HANG_SECONDS``. With
+SAVE_DIR, each crashing or hanging input is written there.
 """
 
 from __future__ import annotations
@@ -76,26 +77,37 @@ def pipeline():
     return one
 
 
-def main(count: int, seed: int = 0) -> int:
+def main(count: int, seed: int = 0, save: Path | None = None) -> int:
     logs, one, rng = corpus_logs(), pipeline(), random.Random(seed)
     crashes = hangs = 0
+    slowest = 0.0
     started = time.monotonic()
     for i in range(count):
         data = mutate(rng.choice(logs), rng)
         began = time.monotonic()
+        failed = False
         try:
             one(data)
         except Exception:  # noqa: BLE001 - counting crashes is the point
             crashes += 1
+            failed = True
             if crashes <= 5:
                 print(f"crash on input {i}:\n{traceback.format_exc()}", file=sys.stderr)
-        if time.monotonic() - began > HANG_SECONDS:
+        took = time.monotonic() - began
+        slowest = max(slowest, took)
+        if took > HANG_SECONDS:
             hangs += 1
-            print(f"hang on input {i}: {time.monotonic() - began:.1f} s", file=sys.stderr)
-    print(f"{count} inputs, {crashes} crashes, {hangs} hangs, {time.monotonic() - started:.0f} s")
+            failed = True
+            print(f"hang on input {i}: {took:.1f} s", file=sys.stderr)
+        if failed and save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            (save / f"seed{seed}-input{i}.log").write_bytes(data)
+    print(f"{count} inputs, {crashes} crashes, {hangs} hangs, slowest input {slowest:.2f} s, "
+          f"{time.monotonic() - started:.0f} s in all")
     return 1 if crashes or hangs else 0
 
 
 if __name__ == "__main__":
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000,
-                  int(sys.argv[2]) if len(sys.argv) > 2 else 0))
+                  int(sys.argv[2]) if len(sys.argv) > 2 else 0,
+                  Path(sys.argv[3]) if len(sys.argv) > 3 else None))
