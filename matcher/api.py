@@ -43,7 +43,7 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) ->
             return build_report(engine.run_split(path, name, workers), redact)
         return build_report(engine.run(stream, name), redact)
     except InputError as exc:
-        return build_report(Run(name), redact, error=str(exc))
+        return build_report(exc.partial or Run(name), redact, error=str(exc))
     except BudgetError:
         raise  # the catalog's fault, not this input's: a catalog error
     except Exception as exc:  # noqa: BLE001 - reported as this input's error, exit 2

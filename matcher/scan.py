@@ -198,7 +198,9 @@ class Scanner:
             for block, candidates in prefiltered(self.prefilter_for, read_blocks(stream, name)):
                 line += state.scan_block(block, line, candidates)
         except ReadError as exc:
-            raise exc.at_line(line) from None
+            error = exc.at_line(line)
+            error.partial = state.finish()  # what was read is reported with the error
+            raise error from None
         return state.finish()
 
     def run_split(self, path: str, name: str, jobs: int, segment_size: int | None = None) -> Run:

@@ -29,7 +29,8 @@ def expand(paths: tuple[str, ...], include: Iterable[str] = DEFAULT_INCLUDE,
 
     Directories are walked recursively, in name order. A file found there is scanned when its
     name or its path below the directory matches an include glob and no exclude glob; a
-    subdirectory matching an exclude glob is not entered.
+    subdirectory matching an exclude glob is not entered. Anything there but a regular file
+    (a FIFO would block the scan, a device never ends) is skipped with a note on stderr.
     """
     include, exclude = tuple(include), tuple(exclude)
     for path in paths or ("-",):
@@ -41,7 +42,11 @@ def expand(paths: tuple[str, ...], include: Iterable[str] = DEFAULT_INCLUDE,
             dirs[:] = sorted(d for d in dirs if not matches(below / d, exclude))
             for name in sorted(files):
                 if matches(below / name, include) and not matches(below / name, exclude):
-                    yield os.path.join(root, name)
+                    found = os.path.join(root, name)
+                    if os.path.isfile(found):
+                        yield found
+                    else:
+                        echo(f"logkb: {found}: not a regular file, skipped", err=True)
 
 
 def matches(relative: PurePath, globs: tuple[str, ...]) -> bool:

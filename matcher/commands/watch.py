@@ -170,6 +170,7 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
         grow_pipe(sys.stdin.buffer)
         source = Tee(sys.stdin.fileno(), sys.stdout.fileno(), session.tick)
         signal.signal(signal.SIGINT, _drain_on_interrupt(source))
+        signal.signal(signal.SIGTERM, _drain_on_interrupt(source))
     input_error = None
     try:
         for chunk in read_chunks(source, session.run.name):
@@ -180,6 +181,7 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
         pass
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         source.close()
     report = session.report(input_error)
     if report is not None:
@@ -194,6 +196,6 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
 def _drain_on_interrupt(tee: Tee) -> Callable[[int, Any], None]:
     def handler(signum: int, frame: Any) -> None:
         tee.drain()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signum, signal.default_int_handler)  # a second one stops at once
 
     return handler
