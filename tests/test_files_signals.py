@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 from matcher import split
 from matcher.cli import main
+from matcher.pipe import Follow
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 KV = CORPUS / "vllm" / "vllm.kv-cache.max-model-len-exceeds-capacity--vllm-project-vllm-10517.log"
@@ -167,3 +169,52 @@ def test_new_refuses_an_id_or_a_sidecar_engine_that_leaves_the_catalog(tmp_path)
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert written == ["logs/deep/a.log", "logs/deep/a.yaml"]
 
+
+def _follow(log: Path) -> Follow:
+    ticks = []
+
+    def on_tick() -> None:
+        ticks.append(None)
+        assert len(ticks) < 3000, "Follow never saw the new data"
+
+    return Follow(str(log), on_tick, tick=0.01)
+
+
+def _read_until(source: Follow, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        data += source.read(1 << 20)
+    return data
+
+
+def test_follow_keeps_every_line_after_a_copytruncate_rotation(tmp_path):
+    """logrotate's copytruncate: the file is copied away and truncated in place, and the
+    server, appending, writes more than had been read before the follower looks again."""
+    log = tmp_path / "server.log"
+    log.write_bytes(b"first generation line\n" * 5)
+    source = _follow(log)
+    assert _read_until(source, 110) == b"first generation line\n" * 5
+    shutil.copy(log, tmp_path / "server.log.1")
+    with log.open("r+b") as handle:
+        handle.truncate(0)
+    second = b"".join(b"second %03d\n" % i for i in range(40))
+    with log.open("ab") as handle:
+        handle.write(second)
+    assert _read_until(source, len(second)) == second
+    source.close()
+
+
+def test_follow_reads_a_generation_that_was_rotated_away_before_it_was_read(tmp_path):
+    """Two renames in quick succession (server.log -> .1 -> .2): the middle generation,
+    now server.log.1, is read before the newest."""
+    log = tmp_path / "server.log"
+    log.write_bytes(b"one\n")
+    source = _follow(log)
+    assert _read_until(source, 4) == b"one\n"
+    log.rename(tmp_path / "server.log.1")
+    log.write_bytes(b"two\n")
+    (tmp_path / "server.log.1").rename(tmp_path / "server.log.2")
+    log.rename(tmp_path / "server.log.1")
+    log.write_bytes(b"three\n")
+    assert _read_until(source, 10) == b"two\nthree\n"
+    source.close()
