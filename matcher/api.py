@@ -38,7 +38,7 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) ->
     stream = None
     try:
         stream = open_input(path)
-        workers = _workers(path, jobs)
+        workers = _workers(engine, path, jobs)
         if workers > 1:
             return build_report(engine.run_split(path, name, workers), redact)
         return build_report(engine.run(stream, name), redact)
@@ -53,12 +53,13 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1) ->
             stream.close()
 
 
-def _workers(path: str, jobs: int) -> int:
+def _workers(engine: Scanner, path: str, jobs: int) -> int:
     if jobs == 1:
         return 1
-    from .split import workers_for  # imported only where a scan may split
+    from .split import candidates_dense, workers_for  # imported only where a scan may split
 
-    return workers_for(path, jobs)
+    workers = workers_for(path, jobs)
+    return 1 if workers > 1 and candidates_dense(path, engine.prefilter) else workers
 
 
 def diagnose_path(path: str, catalogs: tuple[str, ...] = (), redact: bool = True) -> dict[str, Any]:

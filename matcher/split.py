@@ -36,6 +36,8 @@ SPLIT_MIN = 64 << 20  # smaller files are scanned in one process: starting worke
 SEGMENT_SIZE = 8 << 20  # 16 MiB: ~3% faster, ~4 MB more in each worker and in the parent
 LOOKAHEAD_PER_JOB = 2
 MAX_JOBS = 8
+DENSE_SAMPLE = 1 << 20  # bytes at the file's start that decide whether workers pay
+DENSE = 0.05  # candidate lines per line above which they do not
 
 
 def default_jobs() -> int:
@@ -57,6 +59,21 @@ def workers_for(path: str, jobs: int) -> int:
     except OSError:
         return 1
     return max(1, min(jobs, len(segments(size, SEGMENT_SIZE)), _usable_cpus()))
+
+
+def candidates_dense(path: str, prefilter: Prefilter) -> bool:
+    """Whether candidate lines are so dense at the start of ``path`` that workers would not
+    pay: each sends its candidates back, so when most lines are candidates the parent does the
+    work anyway, later and with several segments of them in memory (300 MB and slower than
+    one process, measured on a log of nothing but error lines)."""
+    try:
+        with open(path, "rb") as handle:
+            sample = handle.read(DENSE_SAMPLE)
+    except OSError:
+        return False
+    sample = sample[: sample.rfind(b"\n") + 1]
+    lines = sample.count(b"\n")
+    return bool(lines) and sum(1 for _ in prefilter.candidates(sample)) > DENSE * lines
 
 
 def _usable_cpus() -> int:

@@ -110,10 +110,11 @@ def _alive(pid: int) -> bool:
 @LINUX
 def test_sigterm_on_a_split_scan_ends_its_workers(tmp_path):
     big = tmp_path / "big.log"
-    line = b"INFO 01-01 00:00:00 [core.py:1] RuntimeError: CUDA error: out of memory (retrying)\n"
+    block = (b"INFO 01-01 00:00:00 [core.py:1] serving requests, nothing to see\n" * 99
+             + b"INFO 01-01 00:00:00 [core.py:1] RuntimeError: CUDA error: out of memory (retrying)\n")
     with big.open("wb") as out:
-        for _ in range(split.SPLIT_MIN * 2 // (len(line) * 10_000) + 1):
-            out.write(line * 10_000)
+        for _ in range(split.SPLIT_MIN * 2 // (len(block) * 1_000) + 1):
+            out.write(block * 1_000)
     proc = subprocess.Popen([sys.executable, "-m", "matcher", "scan", "-j", "2", str(big)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None)
@@ -123,6 +124,16 @@ def test_sigterm_on_a_split_scan_ends_its_workers(tmp_path):
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, (proc.returncode, err)
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
+
+
+def test_dense_candidates_are_scanned_without_workers(tmp_path, scanner):
+    """A log of nothing but error lines took 300 MB with two workers, 40 MB without."""
+    dense, sparse = tmp_path / "dense.log", tmp_path / "sparse.log"
+    failure = b"INFO 01-01 00:00:00 [core.py:1] RuntimeError: CUDA error: out of memory (retrying)\n"
+    dense.write_bytes(failure * 20_000)
+    sparse.write_bytes((b"INFO 01-01 00:00:00 [core.py:1] serving requests\n" * 99 + failure) * 200)
+    assert split.candidates_dense(str(dense), scanner.prefilter)
+    assert not split.candidates_dense(str(sparse), scanner.prefilter)
 
 
 def test_workers_are_capped_at_the_segments_and_the_cpus(tmp_path):
