@@ -40,12 +40,14 @@ class _Group(click.Group):
     def main(self, *args, **kwargs):  # type: ignore[override]
         global _main_pid
         _main_pid = os.getpid()
-        signal.signal(signal.SIGTERM, _terminated)
+        previous = _set_sigterm(_terminated)
         try:
             return super().main(*args, **kwargs)
         except (CatalogError, BudgetError) as exc:
             click.echo(f"logkb: catalog error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
+        finally:
+            _set_sigterm(previous)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         """Ctrl-C or SIGTERM: one line and 130 or 143, as a shell reports a signal, never 1
@@ -58,6 +60,17 @@ class _Group(click.Group):
 
 
 _main_pid = 0
+
+
+def _set_sigterm(handler: object) -> object:
+    """Install a SIGTERM handler (a library caller of ``main`` gets its own back afterwards);
+    outside the main thread, where Python allows none, nothing changes."""
+    if handler is None:  # installed from outside Python: leave it
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+    except ValueError:
+        return handler
 
 
 def _terminated(signum: int, _frame: object) -> None:
