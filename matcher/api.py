@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, BinaryIO
 
+from .budget import BudgetError
 from .read import InputError, open_input
 from .report import FileReport, build_report, file_dict
 from . import pipeline
@@ -33,28 +34,35 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1, na
     """Scan one path ('-' is stdin); an unreadable or corrupt input yields a report with the
     error. The report and its errors call the input ``name`` (default: the path as given,
     ``<stdin>`` for '-'). With ``jobs`` > 1 (0: one per CPU) a large regular file is searched
-    by worker processes (split.py). ``wrap`` wraps the stream read (progress counting)."""
+    by worker processes (split.py). ``wrap`` wraps the stream read (progress counting). A failure
+    of the matcher itself is that input's error too, so that one input never costs the reports of
+    the others."""
     name = name or ("<stdin>" if path == "-" else path)
     stream = None
     try:
         stream = open_input(path, name)
-        workers = _workers(path, jobs)
+        workers = _workers(engine, path, jobs)
         if workers > 1:
             return build_report(engine.run_split(path, name, workers), redact)
         return build_report(engine.run(wrap(stream) if wrap else stream, name), redact)
     except InputError as exc:
-        return build_report(Run(name), redact, error=str(exc))
+        return build_report(exc.partial or Run(name), redact, error=str(exc))
+    except BudgetError:
+        raise  # the catalog's fault, not this input's: a catalog error
+    except Exception as exc:  # noqa: BLE001 - reported as this input's error, exit 2
+        return build_report(Run(name), redact, error=f"{name}: internal matcher error ({type(exc).__name__}: {exc})")
     finally:
         if stream is not None and path != "-":
             stream.close()
 
 
-def _workers(path: str, jobs: int) -> int:
+def _workers(engine: Scanner, path: str, jobs: int) -> int:
     if jobs == 1:
         return 1
-    from .split import workers_for  # imported only where a scan may split
+    from .split import candidates_dense, workers_for  # imported only where a scan may split
 
-    return workers_for(path, jobs)
+    workers = workers_for(path, jobs)
+    return 1 if workers > 1 and candidates_dense(path, engine.prefilter) else workers
 
 
 def diagnose_path(path: str, catalogs: tuple[str, ...] = (), redact: bool = True) -> dict[str, Any]:

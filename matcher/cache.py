@@ -127,11 +127,21 @@ def _content_key(inputs: list[tuple[str, str | None]]) -> str:
         if path is None:
             digest.update(label.encode() + b"\0")
         else:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = _file_bytes(path)
             digest.update(f"{label}\0{len(data)}\0".encode())
             digest.update(data)
     return digest.hexdigest()
+
+
+def _file_bytes(path: str) -> bytes:
+    """A catalog file through the catalog's bounded reader (a FIFO or /dev/zero named *.yaml
+    is refused there); logkb's own modules and schemas as they are."""
+    if not path.endswith(".yaml"):
+        with open(path, "rb") as handle:
+            return handle.read()
+    from .catalog import read_catalog_bytes
+
+    return read_catalog_bytes(Path(path))
 
 
 def load_catalog_entry(key: str) -> Catalog | None:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import expr
+from . import budget, expr
 from .upgrade import upgrade
 from .versions import InvalidRange, VersionRange
 
@@ -309,21 +310,21 @@ def _cache_key(roots: list[Path]) -> str | None:
         return None
     try:
         return cache.catalog_key(roots, data_dir("schema"))
-    except OSError:
+    except (OSError, CatalogError):
         return None  # an unreadable file: the uncached load reports it
 
 
 def read_yaml(path: Path) -> Any:
-    """Safe-load one YAML file, refusing oversize files and alias expansion bombs."""
+    """Safe-load one YAML file, refusing oversize files, anything but a regular file (a FIFO
+    would block, /dev/zero never ends), text that is not UTF-8, alias expansion bombs, and
+    strings over the evaluation budget (matcher/budget.py)."""
+    data = read_catalog_bytes(path)
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise CatalogError(f"{path}: cannot read: {exc.strerror}") from None
-    if size > MAX_FILE_BYTES:
-        raise CatalogError(f"{path}: file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for a catalog file")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     import yaml
 
-    text = path.read_text(encoding="utf-8", errors="strict")
     try:
         doc = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader (or CSafeLoader) subclass
     except yaml.YAMLError as exc:
@@ -333,7 +334,29 @@ def read_yaml(path: Path) -> Any:
         raise CatalogError(f"{path}: {where}invalid YAML: {problem}") from None
     if _shares_nodes(doc):
         raise CatalogError(f"{path}: invalid YAML: aliases are not allowed in catalog files")
+    for key, problem in budget.text_problems(doc):
+        raise CatalogError(f"{path}: {key}: {problem}")
     return doc
+
+
+def read_catalog_bytes(path: Path) -> bytes:
+    """The bytes of a catalog file, at most MAX_FILE_BYTES of them; opened without blocking,
+    so that a FIFO named *.yaml is refused rather than waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise CatalogError(f"{path}: cannot read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CatalogError(f"{path}: not a regular file")
+        try:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise CatalogError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:
+        size = max(len(data), os.path.getsize(path))
+        raise CatalogError(f"{path}: file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for a catalog file")
+    return data
 
 
 @lru_cache(maxsize=1)

@@ -11,11 +11,13 @@ and a fix none of whose change wordings can be filled is left out.
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import dataclass, field
 from typing import Any
 
 from .applicability import Situation, fits, rank
+from .budget import BudgetError, check_spec, check_text
 from .expr import Unknown
 from .scan import Finding
 
@@ -80,7 +82,7 @@ def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, An
     for name in sources:
         parsed = sig.expressions[f"{prefix}.{name}"]
         try:
-            value = _tidy(parsed.evaluate(scope))
+            value = _tidy(_evaluate(sig, f"{prefix}.{name}", scope))
         except Unknown:
             continue
         scope[name] = value
@@ -91,9 +93,17 @@ def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, An
 
 def _decide(sig: Any, key: str, scope: dict[str, Any]) -> bool | None:
     try:
-        return bool(sig.expressions[key].evaluate(scope))
+        return bool(_evaluate(sig, key, scope))
     except Unknown:
         return None
+
+
+def _evaluate(sig: Any, key: str, scope: dict[str, Any]) -> Any:
+    """The expression at ``key``; over the budget, an error naming the file and key."""
+    try:
+        return sig.expressions[key].evaluate(scope)
+    except BudgetError as exc:
+        raise BudgetError(f"{sig.path}: {key}: {exc}") from None
 
 
 def _check(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> CheckResult:
@@ -159,14 +169,18 @@ def fill(template: str | None, scope: dict[str, Any]) -> str | None:
             if conversion or not name.isidentifier() or name not in scope:
                 return None
             value = scope[name]
+            if spec:
+                check_spec(spec)
             out.append(format(value, spec) if spec else display(value))
     except (ValueError, TypeError):
         return None
-    return "".join(out)
+    return check_text("".join(out))
 
 
 def display(value: Any) -> str:
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
         return format(round(value, 4), "g") if abs(value) < 1e6 else str(int(value))
     return str(value)
 

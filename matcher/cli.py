@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 import click
 
+from .budget import BudgetError
 from .catalog import CatalogError
 from .commands.common import EXIT_ERROR
 
@@ -36,11 +38,47 @@ class _Group(click.Group):
         return importlib.import_module(f".commands.{COMMANDS[name]}", __package__).command
 
     def main(self, *args, **kwargs):  # type: ignore[override]
+        global _main_pid
+        _main_pid = os.getpid()
+        previous = _set_sigterm(_terminated)
         try:
             return super().main(*args, **kwargs)
-        except CatalogError as exc:
+        except (CatalogError, BudgetError) as exc:
             click.echo(f"logkb: catalog error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
+        finally:
+            _set_sigterm(previous)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        """Ctrl-C or SIGTERM: one line and 130 or 143, as a shell reports a signal, never 1
+        (which means findings); ``with`` blocks unwind on the way, so worker processes stop."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            click.echo("logkb: interrupted", err=True)
+            sys.exit(128 + (exc.args[0] if exc.args and isinstance(exc.args[0], int) else signal.SIGINT))
+
+
+_main_pid = 0
+
+
+def _set_sigterm(handler: object) -> object:
+    """Install a SIGTERM handler (a library caller of ``main`` gets its own back afterwards);
+    outside the main thread, where Python allows none, nothing changes."""
+    if handler is None:  # installed from outside Python: leave it
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+    except ValueError:
+        return handler
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C (``logkb watch`` installs its own: it drains first); a
+    worker process forked an instant ago, which inherited this handler, just ends."""
+    if os.getpid() != _main_pid:
+        os._exit(128 + signum)
+    raise KeyboardInterrupt(signum)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .budget import BudgetError, check_int, check_power
+
 Number = int | float
 
 
@@ -89,7 +91,8 @@ class Expression:
     names: frozenset[str]
 
     def evaluate(self, facts: Mapping[str, Any]) -> Any:
-        """Evaluate over facts; raises Unknown when a named fact is missing."""
+        """Evaluate over facts; raises Unknown when a named fact is missing, BudgetError when
+        a value grows over the budget (matcher/budget.py)."""
         try:
             return _eval(self.tree, facts)
         except (ZeroDivisionError, OverflowError, TypeError, ValueError) as exc:
@@ -107,6 +110,13 @@ def parse(source: str) -> Expression:
     names: set[str] = set()
     for node in ast.walk(tree):
         _check_node(node, names)
+    if not names:  # a constant: a power tower is refused here, when the catalog loads
+        try:
+            _eval(tree, {})
+        except BudgetError as exc:
+            raise ExpressionError(str(exc)) from None
+        except (Unknown, ArithmeticError, TypeError, ValueError):
+            pass
     return Expression(source, tree, frozenset(names))
 
 
@@ -156,9 +166,11 @@ def _eval(node: ast.expr, facts: Mapping[str, Any]) -> Any:
         left, right = _eval(node.left, facts), _eval(node.right, facts)
         if not (_is_number(left) and _is_number(right)):
             raise Unknown("arithmetic needs numbers")
-        if isinstance(node.op, ast.Pow) and abs(right) > _MAX_POWER:
-            raise Unknown("exponent too large")
-        return _BINOPS[type(node.op)](left, right)
+        if isinstance(node.op, ast.Pow):
+            if abs(right) > _MAX_POWER:
+                raise Unknown("exponent too large")
+            check_power(left, right)
+        return check_int(_BINOPS[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp):
         value = _eval(node.operand, facts)
         if isinstance(node.op, ast.Not):
@@ -188,5 +200,5 @@ def _eval(node: ast.expr, facts: Mapping[str, Any]) -> Any:
                     return facts[arg.id]  # type: ignore[attr-defined]
             raise Unknown(node.args[-1].id)  # type: ignore[attr-defined]
         args = [_eval(a, facts) for a in node.args]
-        return FUNCTIONS[node.func.id](*args)
+        return check_int(FUNCTIONS[node.func.id](*args))
     raise ExpressionError(f"{type(node).__name__} is not allowed")  # unreachable after parse()

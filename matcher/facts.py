@@ -8,6 +8,7 @@ bytes / 2**30, so GB is read as GiB. Anything else is an int, a float or a strin
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -20,6 +21,7 @@ _TO_BYTES = {
     "TiB": 2**40, "TB": 2**40,
 }
 _UNIT_SUFFIXES = {"_gib": 2**30, "_mib": 2**20, "_bytes": 1}
+MAX_DIGITS = 64  # a longer run of digits is no measurement: it stays text
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 
@@ -27,6 +29,8 @@ _FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 def convert(name: str, raw: str) -> Any:
     """The typed value of a captured group."""
     text = raw.strip().replace(",", "") if raw else raw
+    if text and sum(c.isdigit() for c in text) > MAX_DIGITS:
+        return raw.strip()
     for suffix, unit in _UNIT_SUFFIXES.items():
         if name.endswith(suffix):
             match = _SIZE.match(text or "")
@@ -38,10 +42,12 @@ def convert(name: str, raw: str) -> Any:
                 return raw
             per = _TO_BYTES[match.group(2)]
             value = number if per is None else number * per / unit
+            if not math.isfinite(value):
+                return raw
             return int(value) if suffix == "_bytes" else round(value, 4)
     if text and _INT.match(text):
         return int(text)
-    if text and _FLOAT.match(text):
+    if text and _FLOAT.match(text) and math.isfinite(float(text)):
         return float(text)
     if text in ("True", "False"):
         return text == "True"

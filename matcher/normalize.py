@@ -30,13 +30,6 @@ _PREFIXES = re.compile(
 
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
-# Lines that echo a user's request (prompt text): never matched, never shown in full.
-_REQUEST_ECHO = re.compile(
-    r"Received request \S+: prompt: |\bprompt(?:_token_ids)?: ['\"\[]|\"(?:prompt|inputs)\"\s*:|\"messages\"\s*:\s*\["
-    r"|\bprompt=\""
-)
-
-
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
 # Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"
 # and "[TRT-LLM] [RANK 1] [E]".
@@ -84,11 +77,6 @@ def parse_line(line: str) -> Message:
             error_level = True
         line = line[match.end():]
     return Message(line, origin, error_level or _ERROR_LEVEL.search(line) is not None, prefixed)
-
-
-def is_request_echo(line: str) -> bool:
-    """True for request-log lines that carry user prompt text."""
-    return _REQUEST_ECHO.search(line) is not None
 
 
 def _json_message(text: str, depth: int) -> str | None:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 TICK = 0.1  # seconds between on_tick calls while a source waits
+_TAIL = 64  # bytes of the open file's last read kept to notice a rewrite
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -75,9 +76,11 @@ class Follow:
     """A log file still being written, read from its start and followed like ``tail -F``.
 
     A new file at the path (rotation by rename) is read from its start once the old one is
-    read to its end; a file that shrinks (truncation) is read again from its start. A path
-    that does not exist yet is waited for. With ``idle_exit`` the input ends after that many
-    seconds without new data.
+    read to its end; if by then ``<path>.1`` is a file not read yet (two rotations in quick
+    succession), it is read first. A file truncated in place (copytruncate) is read again from
+    its start, also when the server has already written past the old offset: the bytes last
+    read must still be where they were. A path that does not exist yet is waited for. With
+    ``idle_exit`` the input ends after that many seconds without new data.
     """
 
     def __init__(self, path: str, on_tick: Callable[[], None], idle_exit: float | None = None,
@@ -88,14 +91,20 @@ class Follow:
         self.tick = tick
         self._fd: int | None = None
         self._last = time.monotonic()
+        self._tail = b""  # the last bytes read from the open file, where they should still be
+        self._seen: set[tuple[int, int]] = set()  # (inode, device) of every file opened
 
     def read(self, size: int) -> bytes:
         while True:
             if self._fd is None:
                 self._fd = self._open()
             if self._fd is not None:
+                if self._rewritten():
+                    os.lseek(self._fd, 0, os.SEEK_SET)
+                    self._tail = b""
                 data = os.read(self._fd, size)
                 if data:
+                    self._tail = (self._tail + data)[-_TAIL:]
                     self._last = time.monotonic()
                     self.on_tick()
                     return data
@@ -112,10 +121,29 @@ class Follow:
             self._fd = None
 
     def _open(self) -> int | None:
-        try:
-            return os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
-            return None
+        """The unread previous generation if there is one, else the file at the path."""
+        for candidate in (f"{self.path}.1", self.path) if self._seen else (self.path,):
+            try:
+                fd = os.open(candidate, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            held = os.fstat(fd)
+            if candidate != self.path and (held.st_ino, held.st_dev) in self._seen:
+                os.close(fd)
+                continue
+            self._seen.add((held.st_ino, held.st_dev))
+            self._tail = b""
+            return fd
+        return None
+
+    def _rewritten(self) -> bool:
+        """True when the bytes last read are no longer just before the offset: the file was
+        truncated and written again (copytruncate) since."""
+        assert self._fd is not None
+        if not self._tail:
+            return False
+        offset = os.lseek(self._fd, 0, os.SEEK_CUR)
+        return os.pread(self._fd, len(self._tail), offset - len(self._tail)) != self._tail
 
     def _reopen_if_replaced(self) -> bool:
         """At the end of the open file: True when reading should go on from a start."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnose import Diagnosis
+from .redact import redact_secrets
 
 SETTINGS = (
     "model", "dtype", "quantization", "gpu_memory_utilization", "max_model_len", "max_num_seqs",
@@ -98,6 +99,7 @@ def record(diagnosis: Diagnosis) -> RunRecord:
     root = diagnosis.root_cause
     if root is not None:
         facts = {**facts, **root.facts}
+    facts = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in facts.items()}  # a model URL's password
     settings = {k: facts[k] for k in SETTINGS if k in facts}
     if "max_model_len" not in settings and "concurrency_tokens" in facts:
         settings["max_model_len"] = facts["concurrency_tokens"]
@@ -105,7 +107,7 @@ def record(diagnosis: Diagnosis) -> RunRecord:
     kv = dict(facts)
     if "kv_cache_gib" not in kv and "available_kv_gib" in kv:
         kv["kv_cache_gib"] = kv["available_kv_gib"]
-    if "activation_peak_gib" not in kv and {"peak_torch_gib", "weights_gib"} <= kv.keys():
+    if "activation_peak_gib" not in kv and all(_is_number(kv.get(k)) for k in ("peak_torch_gib", "weights_gib")):
         kv["activation_peak_gib"] = round(kv["peak_torch_gib"] - kv["weights_gib"], 2)  # V0 one-line summary
     parts = {fact: float(kv[fact]) for _, fact in BUDGET_PARTS if isinstance(kv.get(fact), (int, float))}
     budget = Budget(total, _first(facts, "gpu_memory_utilization", "mem_fraction_static"), parts)
@@ -122,6 +124,10 @@ def record(diagnosis: Diagnosis) -> RunRecord:
         failed_phase=diagnosis.phase if root is not None and root.severity == "error" else None,
         facts=facts,
     )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _first(facts: dict[str, Any], *names: str) -> Any:

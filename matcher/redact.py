@@ -1,8 +1,16 @@
-"""Keep secrets and user prompts out of everything logkb prints.
+"""Keep secrets and user prompts out of everything logkb prints or writes.
 
-Evidence lines are copied from logs into reports, CI annotations and PR comments, so tokens
-and keys that a log happens to contain must not travel with them. Redaction is on by
-default; ``--no-redact`` turns it off.
+Two passes, one module:
+
+* :func:`redact` is for text copied from a log (evidence lines, string facts, a line a new
+  signature is drawn from): secrets of a known shape, the value of any key, flag or header
+  whose name says it is a secret, passwords in URLs, and the text of prompts.
+* :func:`scrub` runs over everything logkb writes (reports, ``watch``'s stderr, run records,
+  signature files): the secrets of a known shape and URL passwords, which no catalog text
+  has, so it cannot damage a report. It catches what reached the output by any other path.
+
+Redaction is on by default; ``logkb scan --no-redact`` turns both off. Every pattern is a
+bounded or single-pass regex (no nested unbounded repeats), so a hostile line costs linear time.
 """
 
 from __future__ import annotations
@@ -10,32 +18,112 @@ from __future__ import annotations
 import re
 
 MARK = "[REDACTED]"
+PROMPT_MARK = "[REDACTED-PROMPT]"
 MAX_EVIDENCE = 400
 
-_SECRETS = [
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S),
-    re.compile(r"\bhf_[A-Za-z0-9]{20,}"),
-    re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"),
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-    re.compile(r"\bxox[baprs]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-]
+# Secrets recognisable by their shape alone.
+_SHAPES = re.compile("|".join([
+    r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?",
+    r"\bhf_[A-Za-z0-9]{20,}",  # Hugging Face
+    r"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-)?[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic
+    r"\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}", r"\bwhsec_[A-Za-z0-9]{20,}",  # Stripe
+    r"\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b(?::[A-Za-z0-9/+=]{20,})?",  # AWS key id[:secret]
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}", r"\bgithub_pat_[A-Za-z0-9_]{22,}", r"\bglpat-[A-Za-z0-9_-]{20,}",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{10,}",  # Slack
+    r"\bAIza[0-9A-Za-z_-]{35}", r"\bya29\.[0-9A-Za-z_-]{20,}",  # Google API key, OAuth token
+    r"\bnpm_[A-Za-z0-9]{36}", r"\bpypi-[A-Za-z0-9_-]{50,}",  # npm, PyPI
+    r"\b[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
+    r"\bdapi[0-9a-f]{32}", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", r"\br8_[A-Za-z0-9]{37}",
+    r"\bgsk_[A-Za-z0-9]{40,}",  # Databricks, SendGrid, Replicate, Groq
+    r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWT
+]))
+_BEARER = re.compile(r"(?i)(\bbearer[ \t]+)[A-Za-z0-9._~+/=-]{8,}")
+# user:password@ in a URL (postgres://, redis://:pw@, https://...): the password goes.
+_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'\"]{0,100}:)[^\s/@'\"]{1,200}@")
+
+# key=value, key: value, "key": "value", Authorization: Bearer x, --flag value.
 _KEYED = re.compile(
-    r"(?i)(\b(?:authorization|bearer|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd"
-    r"|aws_secret_access_key|hf_token|hugging_face_hub_token|openai_api_key)\b['\"]?\s*[:=]?\s*(?:bearer\s+)?['\"]?)"
-    r"([^\s'\",;}]{6,})"
+    r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P<sep>['\"]?[ \t]{0,4}[:=][ \t]{0,4}['\"]?"
+    r"(?:(?i:bearer|basic|token)[ \t]+)?)(?P<value>[^\s'\",;}\])&\[][^\s'\",;}\])&]*)"
 )
-_PROMPT = re.compile(r"""(?i)(\bprompt(?:_token_ids)?\b['"]?\s*[:=]\s*)(['"\[]).*""")
+_FLAG = re.compile(r"(?P<key>--[A-Za-z][A-Za-z0-9-]{0,63})(?P<sep>[ \t]+['\"]?)(?P<value>[^\s'\"]+)")
+_SECRET_WORDS = frozenset({
+    "token", "secret", "password", "passwd", "pwd", "apikey", "accesskey", "privatekey", "accountkey",
+    "credential", "credentials", "auth", "authorization", "signature", "sig", "sas", "cookie", "bearer",
+})
+_KEY_QUALIFIERS = frozenset({"api", "access", "private", "account", "auth", "master", "encryption", "signing",
+                             "shared", "subscription", "secret", "session"})
+_KEY_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_NUMBER = re.compile(r"-?[\d.]+[A-Za-z%]{0,3}")
+
+# The text of a prompt or chat message: "prompt": "...", inputs="...", text='...', 'content': '...',
+# prompt_token_ids: [...]. A quote that does not close (a clipped line) runs to the end.
+_PROMPT = re.compile(
+    r"(?P<key>(?<![\w-])(?:system_)?(?:prompts?|prompt_token_ids|inputs?|input_ids|text|content|messages|query"
+    r"|instructions?))(?P<sep>['\"]?[ \t]{0,4}[:=][ \t]{0,4})"
+    r"(?P<value>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\[[^\]'\"]*\]|\[.*)",
+    re.S,
+)
+_ERRORISH = re.compile(r"(?i)error|exception|out of memory|failed|killed|not enough|insufficient|cannot allocate"
+                       r"|unable to allocate")
 
 
-def redact(text: str) -> str:
-    """Mask secrets and the text of any prompt; cut very long evidence."""
-    for pattern in _SECRETS:
-        text = pattern.sub(MARK, text)
-    text = _KEYED.sub(lambda m: m.group(1) + MARK, text)
-    text = _PROMPT.sub(lambda m: m.group(1) + m.group(2) + "[prompt redacted]", text)
-    return clip(text)
+def redact(text: str, limit: int | None = MAX_EVIDENCE) -> str:
+    """Mask secrets and the text of any prompt in a log line; cut it to ``limit`` characters."""
+    masked = _mask_prompts(redact_secrets(text))
+    return masked if limit is None else clip(masked, limit)
+
+
+def redact_secrets(text: str) -> str:
+    """Mask secrets (but not prompts) in text copied from a log."""
+    text = scrub(text)
+    text = _KEYED.sub(_keyed_value, text)
+    return _FLAG.sub(_keyed_value, text)
+
+
+def scrub(text: str) -> str:
+    """Mask the secrets of a known shape and URL passwords, anywhere in what logkb writes."""
+    text = _BEARER.sub(lambda m: m.group(1) + MARK, _SHAPES.sub(MARK, text))
+    return _URL_PASSWORD.sub(lambda m: m.group(1) + MARK + "@", text)
+
+
+def prompt_free(text: str) -> str | None:
+    """A log line with the text of its prompts removed, so that a prompt that talks about an
+    error is never taken for one while an error on the same line is still found; None for a
+    request echo with nothing else on it."""
+    stripped = _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value")), text)
+    if stripped == text:
+        return text
+    if not _ERRORISH.search(stripped):
+        return None
+    return stripped
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a key, flag or variable name names a secret: hf_token, SecretAccessKey,
+    OPENAI_API_KEY, --api-key (but not max_num_batched_tokens or tokenizer)."""
+    parts = [p.lower() for p in _KEY_PARTS.findall(key)]
+    if any(p in _SECRET_WORDS for p in parts):
+        return True
+    return any(a in _KEY_QUALIFIERS and b == "key" for a, b in zip(parts, parts[1:]))
+
+
+def _keyed_value(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if value == MARK or _NUMBER.fullmatch(value) or not is_secret_key(match.group("key")):
+        return match.group(0)
+    return match.group("key") + match.group("sep") + MARK
+
+
+def _mask_prompts(text: str) -> str:
+    return _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value"), PROMPT_MARK), text)
+
+
+def _quote(value: str, inner: str = "") -> str:
+    """The value's quotes or brackets around ``inner``."""
+    opening = value[0]
+    closing = {"[": "]"}.get(opening, opening)
+    return opening + inner + (closing if len(value) > 1 and value.endswith(closing) else "")
 
 
 def clip(text: str, limit: int = MAX_EVIDENCE) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+MAX_VERSION = 64  # characters
+
 
 class InvalidRange(ValueError):
     """The text is not a PEP 440 version specifier."""
@@ -30,12 +32,15 @@ class VersionRange:
         return version_range
 
     def contains(self, version: str) -> bool | None:
-        """Whether ``version`` lies in the range; None when it is not a PEP 440 version."""
+        """Whether ``version`` lies in the range; None when it is not a PEP 440 version (or is
+        longer than any real one: packaging turns each part into an int)."""
         from packaging.version import InvalidVersion, Version
 
+        if len(version) > MAX_VERSION:
+            return None
         try:
             return Version(version) in self._specifier()
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):
             return None
 
     def _specifier(self) -> Any:

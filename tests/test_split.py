@@ -96,6 +96,8 @@ def test_a_worker_that_dies_is_a_one_line_error(tmp_path: Path, monkeypatch: pyt
     log = tmp_path / "big.log"
     log.write_bytes(b"".join(log.read_bytes() for log in LOGS[:5]))
     monkeypatch.setattr(split, "SPLIT_MIN", 1)
+    monkeypatch.setattr(split, "SEGMENT_SIZE", 4096)  # segments for both workers
+    monkeypatch.setattr(split, "DENSE", 2.0)  # workers even for a log of nothing but failures
     monkeypatch.setattr(split, "search_segment", _die)  # forked workers inherit the patch
     result = CliRunner().invoke(main, ["scan", "-j", "2", str(log)])
     assert result.exit_code == 2

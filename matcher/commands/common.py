@@ -34,12 +34,3 @@ def fail(message: str) -> NoReturn:
     """A usage or input error: one line on stderr, exit status 2."""
     click.echo(f"logkb: {message}", err=True)
     sys.exit(EXIT_ERROR)
-
-
-def write_text(path: str, content: str) -> None:
-    """Write a report or page; a path that cannot be written is an input error (exit 2)."""
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(content)
-    except OSError as exc:
-        fail(f"{path}: cannot write: {exc.strerror or exc}")

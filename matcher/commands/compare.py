@@ -8,6 +8,7 @@ import click
 
 from .. import pipeline
 from .common import catalog_option
+from ..output import echo
 from ..record import compare
 from ..report.record_text import render_comparison
 from .facts import read_record
@@ -24,11 +25,11 @@ def command(a: str, b: str, fmt: str, catalogs: tuple[str, ...]) -> None:
     scanner = pipeline.scanner(catalogs)
     result = compare(read_record(scanner, a), read_record(scanner, b))
     if fmt == "json":
-        click.echo(json.dumps({
+        echo(json.dumps({
             "a": result.a.as_dict(), "b": result.b.as_dict(),
             "changed": {k: list(v) for k, v in result.changed.items()},
             "memory_deltas": {k: list(v) for k, v in result.memory_deltas.items()},
             "knobs_changed": result.knobs_changed,
         }, indent=2))
     else:
-        click.echo(render_comparison(result), nl=False)
+        echo(render_comparison(result), nl=False)

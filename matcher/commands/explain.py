@@ -21,6 +21,8 @@ import click
 
 from ..catalog import Catalog, Signature
 from ..checklist import change_templates
+from ..output import echo
+from ..redact import redact
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option, load
 
 SEARCH_LIMIT = 5
@@ -235,14 +237,14 @@ def command(query: str, catalogs: tuple[str, ...]) -> None:
     catalog = load(catalogs)
     sig = catalog.signatures.get(query.strip())
     if sig is not None:
-        click.echo(render_text(sig, catalog))
+        echo(render_text(sig, catalog))
         sys.exit(EXIT_CLEAN)
     hits = search(catalog, query)
     if not hits:
-        click.echo(f"logkb: no signature has the id {query!r} or a message like it", err=True)
+        echo(f"logkb: no signature has the id {redact(query)!r} or a message like it", err=True)
         sys.exit(EXIT_ERROR)
-    click.echo(f"Signatures whose messages look like {query!r}:")
+    echo(f"Signatures whose messages look like {redact(query)!r}:")
     for hit_sig, score, what in hits:
-        click.echo(f"  {score:5.1f}  {hit_sig.id:52} {hit_sig.title}  ({what})")
-    click.echo(f"\nShow one with: logkb explain {hits[0][0].id}")
+        echo(f"  {score:5.1f}  {hit_sig.id:52} {hit_sig.title}  ({what})")
+    echo(f"\nShow one with: logkb explain {hits[0][0].id}")
     sys.exit(EXIT_CLEAN)

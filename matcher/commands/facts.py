@@ -9,6 +9,7 @@ import click
 from .. import pipeline
 from .common import catalog_option, fail
 from ..diagnose import diagnose
+from ..output import echo
 from ..read import InputError, open_input
 from ..record import RunRecord, record
 from ..report.record_text import render_record
@@ -33,6 +34,6 @@ def command(path: str, fmt: str, catalogs: tuple[str, ...]) -> None:
     which phase it reached and how it ended."""
     rec = read_record(pipeline.scanner(catalogs), path)
     if fmt == "json":
-        click.echo(json.dumps(rec.as_dict(), indent=2))
+        echo(json.dumps(rec.as_dict(), indent=2))
     else:
-        click.echo(render_record(rec), nl=False)
+        echo(render_record(rec), nl=False)

@@ -28,6 +28,8 @@ import yaml
 from .. import facts as factlib
 from ..catalog import data_dir
 from ..normalize import normalize
+from ..output import echo, write_file
+from ..redact import redact
 from ..regexlint import RegexLintError, lint
 from .common import EXIT_ERROR
 
@@ -35,19 +37,24 @@ MAX_MESSAGE = 240  # characters of the message the regex covers; the rest is lef
 _ERROR_LINE = re.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate")
 _TOKEN = re.compile(
     r"""
-    (?P<path>https?://[^\s'"<>]+|(?:[A-Za-z]:\\|~?/|\.{1,2}/)[^\s'"()\[\],;]+|(?=[\w./~-]{8,})[\w.~-]+/[\w./~-]+)
+    (?P<secret>\[REDACTED\])
+  | (?P<prompt>\[REDACTED-PROMPT\])
+  | (?P<path>https?://[^\s'"<>]+|(?:[A-Za-z]:\\|~?/|\.{1,2}/)[^\s'"()\[\],;]+|(?=[\w./~-]{8,})[\w.~-]+/[\w./~-]+)
   | (?P<hex>\b0x[0-9a-fA-F]+\b)
   | (?P<ident>(?<![\w.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{8,}(?![\w.-]))
   | (?P<number>(?<![\w.])-?\d+(?:[.,]\d+)*)(?P<unit>\ ?(?:[KMGT]i?B|bytes)\b)?
     """,
     re.VERBOSE,
 )
+_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)+")  # the schema's id pattern
 _KEYED = re.compile(r"([A-Za-z_][\w.]*)\s*[=:(]\s*$")  # "name=", "name: ", "name ("
 _WORD = re.compile(r"[A-Za-z][A-Za-z_]*")
 _STOP = frozenset("a an and are as at be by for from has have in is it its of on or the to was which with".split())
 _UNIT_SUFFIX = {"G": "_gib", "M": "_mib", "K": "_bytes", "T": "_gib", "b": "_bytes"}
 _SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 _WILDCARDS = {
+    "secret": "[^\\s'\"@,;]{1,256}",
+    "prompt": ".{0,1000}",
     "path": "[^\\s'\"]{1,256}",
     "hex": r"0x[0-9a-fA-F]{1,16}",
     "ident": r"[\w-]{1,128}",
@@ -64,8 +71,10 @@ class Proposal:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-def propose(message: str) -> Proposal:
-    """An RE2-compatible regex that matches ``message`` with its variable parts generalized."""
+def propose(message: str, original: str | None = None) -> Proposal:
+    """An RE2-compatible regex that matches ``message`` with its variable parts generalized;
+    ``message`` may be redacted (its marks become wildcards), and the regex must then match
+    the ``original`` line too."""
     text = _shorten(message)
     parts: list[str] = []
     names: set[str] = set()
@@ -78,8 +87,9 @@ def propose(message: str) -> Proposal:
     parts.append(_escape(text[position:]))
     source = "".join(parts).strip()
     lint(source)
-    match = regex_engine.compile(source).search(message)
-    if match is None:  # a bug in the proposal, not in the input
+    compiled = regex_engine.compile(source)
+    match = compiled.search(message)
+    if match is None or (original is not None and compiled.search(original) is None):  # a bug in the proposal
         raise RegexLintError(f"the proposed regex {source!r} does not match the line")
     return Proposal(message, source, factlib.from_match(match.groupdict()))
 
@@ -231,39 +241,45 @@ def command(location: str, engine: str | None, sig_id: str | None, kb_dir: str, 
     existing = (yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}) if sidecar.is_file() else {}
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     line_no = _pick_line(lines, wanted or (existing.get("expect") or {}).get("line"), log)
-    message = normalize(lines[line_no - 1])
+    original = normalize(lines[line_no - 1])
+    message = redact(original, limit=None)  # neither the signature nor the terminal gets a secret or a prompt
     try:
-        proposal = propose(message)
+        proposal = propose(message, original)
     except RegexLintError as exc:
-        click.echo(f"logkb: {log}:{line_no}: cannot propose a regex: {exc}", err=True)
+        echo(f"logkb: {log}:{line_no}: cannot propose a regex: {exc}", err=True)
         sys.exit(EXIT_ERROR)
     engine = engine or existing.get("engine") or (log.parent.name if log.parent.name in _engines() else None)
     if engine is None:
         raise click.UsageError(f"say which engine prints this message: --engine ({', '.join(_engines())})")
+    if engine not in _engines():
+        raise click.UsageError(f"{sidecar}: engine: {str(engine)[:80]!r} is not one of {', '.join(_engines())}")
     url = url or (existing.get("source") or {}).get("url")
     slug = slug_of(message)
     sig_id = sig_id or f"{engine}.error.{slug}"
+    if not _ID.fullmatch(sig_id):
+        raise click.BadParameter(f"{sig_id[:80]!r} is not an id like <engine>.<area>.<slug> (a-z, 0-9, '-')",
+                                 param_hint="--id")
     kb = Path(kb_dir)
     target = kb / engine / f"{sig_id.rsplit('.', 1)[-1]}.yaml"
     if target.exists():
-        click.echo(f"logkb: {target} exists; choose another --id", err=True)
+        echo(f"logkb: {target} exists; choose another --id", err=True)
         sys.exit(EXIT_ERROR)
     today = datetime.date.today().isoformat()
     example = _relative(log, kb.resolve().parent)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(_dump(signature_doc(sig_id, engine, proposal, url, example, today)), encoding="utf-8")
-    click.echo(f"wrote {target}")
+    write_file(target, _dump(signature_doc(sig_id, engine, proposal, url, example, today)))
+    echo(f"wrote {target}")
     if not sidecar.exists():
-        sidecar.write_text(_dump(sidecar_doc(sig_id, engine, line_no, url, today)), encoding="utf-8")
-        click.echo(f"wrote {sidecar}")
+        write_file(sidecar, _dump(sidecar_doc(sig_id, engine, line_no, url, today)))
+        echo(f"wrote {sidecar}")
     elif (existing.get("expect") or {}).get("root_cause") != sig_id:
-        click.echo(f"note: {sidecar} expects {(existing.get('expect') or {}).get('root_cause')}, not {sig_id}")
-    click.echo(f"line {line_no}: {message}")
-    click.echo(f"regex: {proposal.regex}")
+        echo(f"note: {sidecar} expects {(existing.get('expect') or {}).get('root_cause')}, not {sig_id}")
+    echo(f"line {line_no}: {message}")
+    echo(f"regex: {proposal.regex}")
     for name, value in proposal.facts.items():
-        click.echo(f"  {name} = {value!r}")
+        echo(f"  {name} = {value!r}")
     overlay = "" if kb.resolve() == data_dir("kb").resolve() else f" --catalog {kb}"
-    click.echo(f"next: replace the TODO text, then `logkb validate {kb}` and `logkb test{overlay} {log.parent}`")
+    echo(f"next: replace the TODO text, then `logkb validate {kb}` and `logkb test{overlay} {log.parent}`")
 
 
 def _relative(path: Path, base: Path) -> str | None:

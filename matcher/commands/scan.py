@@ -12,12 +12,13 @@ from pathlib import PurePath
 import click
 
 from ..api import scan_path
+from ..output import echo, write_file
 from ..read import InputError, is_directory
 from ..report import SEVERITIES, FileReport, worst_severity
 from ..pipeline import scanner_for
 from ..progress import progress
 from ..selection import selection_options
-from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, fail, input_globs, load, write_text
+from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, catalog_option, fail, input_globs, load
 from .outputs import ORDER, OrderedCommand, targets
 
 FORMATS = ("text", "json", "markdown", "sarif", "junit", "github", "gitlab", "auto")
@@ -30,8 +31,10 @@ def expand(paths: tuple[str, ...], include: Iterable[str] = DEFAULT_INCLUDE,
 
     Directories are walked recursively, in name order. A file found there is scanned when its
     name or its path below the directory matches an include glob and no exclude glob; a
-    subdirectory matching an exclude glob is not entered. A directory that contributes no
-    file is an :class:`InputError`: a gate that scans nothing must not pass.
+    subdirectory matching an exclude glob is not entered. Anything there but a regular file
+    (a FIFO would block the scan, a device never ends) is skipped with a note on stderr. A
+    directory that contributes no file is an :class:`InputError`: a gate that scans nothing
+    must not pass.
     """
     include, exclude = tuple(include), tuple(exclude)
     for path in paths or ("-",):
@@ -44,8 +47,12 @@ def expand(paths: tuple[str, ...], include: Iterable[str] = DEFAULT_INCLUDE,
             dirs[:] = sorted(d for d in dirs if not matches(below / d, exclude))
             for name in sorted(files):
                 if matches(below / name, include) and not matches(below / name, exclude):
-                    found = True
-                    yield os.path.join(root, name)
+                    candidate = os.path.join(root, name)
+                    if os.path.isfile(candidate):
+                        found = True
+                        yield candidate
+                    else:
+                        echo(f"logkb: {candidate}: not a regular file, skipped", err=True)
         if not found:
             raise InputError(f"{path}: no file to scan in this directory (looked for {' '.join(include)}"
                              f"{'; excluded ' + ' '.join(exclude) if exclude else ''})")
@@ -102,10 +109,10 @@ def command(ctx: click.Context, paths: tuple[str, ...], fmt: tuple[str, ...], fa
     for target in reports_to:
         colored = use_color(color, target.path)
         content = render(resolve_format(target.fmt), reports, catalog.version, colored, verbose, quiet, statistics)
-        emit(content, target.path, colored)
+        emit(content, target.path, colored, not no_redact)
     for report in reports:
         if report.error:
-            click.echo(f"logkb: {report.error}", err=True)
+            echo(f"logkb: {report.error}", err=True, redact=not no_redact)
     if any(r.error for r in reports):
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_CLEAN if exit_zero else exit_code(reports, fail_on))
@@ -152,12 +159,12 @@ def use_color(flag: bool | None, output: str | None) -> bool:
     return sys.stdout.isatty()
 
 
-def emit(content: str, output: str | None, colored: bool = False) -> None:
+def emit(content: str, output: str | None, colored: bool = False, redact: bool = True) -> None:
     """Write the report; ``colored`` keeps click from stripping colour off a pipe (``| less -R``)."""
     if output:
-        write_text(output, content)
+        write_file(output, content, redact=redact)
     else:
-        click.echo(content, nl=False, color=colored or None)
+        echo(content, nl=False, color=colored or None, redact=redact)
 
 
 def exit_code(reports: list[FileReport], fail_on: str) -> int:

@@ -22,6 +22,7 @@ from ..catalog import Signature
 from ..diagnose import diagnose
 from ..findings import Incident, Run
 from ..normalize import normalize
+from ..output import echo
 from ..prefilter import MATCH_WINDOW
 from ..pipe import Follow, Tee
 from ..read import Chunk, InputError, grow_pipe, read_chunks
@@ -116,7 +117,7 @@ class Session:
             severity = incident.wording_severity or sig.severity
             if self.color:
                 head = click.style(head, fg="red" if severity == "error" else "yellow", bold=True)
-            click.echo(
+            echo(
                 f"logkb: line {incident.line}: {head} ({severity}, phase {incident.phase}, {role}; "
                 f"{incident.basis}): {sig.title}",
                 err=True,
@@ -129,7 +130,7 @@ class Session:
             return action(*args)
         except Exception as exc:  # noqa: BLE001 - the log must keep flowing whatever the matcher does
             self.failure = f"{type(exc).__name__}: {exc}"
-            click.echo(f"logkb: internal matcher error near line {self._line} ({self.failure}); "
+            echo(f"logkb: internal matcher error near line {self._line} ({self.failure}); "
                        "diagnosis stopped, the input still passes through", err=True)
             return None
 
@@ -181,6 +182,7 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
         grow_pipe(sys.stdin.buffer)
         source = Tee(sys.stdin.fileno(), sys.stdout.fileno(), session.tick)
         signal.signal(signal.SIGINT, _drain_on_interrupt(source))
+        signal.signal(signal.SIGTERM, _drain_on_interrupt(source))
     input_error = None
     try:
         for chunk in read_chunks(source, session.run.name):
@@ -191,12 +193,13 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
         pass
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         source.close()
     report = session.report(input_error)
     if report is not None:
         from ..report.text import render
 
-        click.echo(render([report], color=color, verbose=verbose), err=True, nl=False)
+        echo(render([report], color=color, verbose=verbose), err=True, nl=False)
     if input_error or report is None:
         sys.exit(EXIT_ERROR)
     sys.exit(exit_code([report], fail_on))
@@ -205,6 +208,6 @@ def command(follow: str | None, idle: float, idle_exit: float | None, fail_on: s
 def _drain_on_interrupt(tee: Tee) -> Callable[[int, Any], None]:
     def handler(signum: int, frame: Any) -> None:
         tee.drain()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signum, signal.default_int_handler)  # a second one stops at once
 
     return handler

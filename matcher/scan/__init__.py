@@ -38,7 +38,7 @@ from ..read import Chunk, ReadError, read_blocks
 from .context import FRAME_GAP, EngineTracker, PhaseTracker
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident, is_exception
-from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, budget, partial_match, search
+from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -90,7 +90,9 @@ class Scanner:
             for block, candidates in prefiltered(self.prefilter_for, read_blocks(stream, name)):
                 line += state.scan_block(block, line, candidates)
         except ReadError as exc:
-            raise exc.at_line(line) from None
+            error = exc.at_line(line)
+            error.partial = state.finish()  # what was read is reported with the error
+            raise error from None
         return state.finish()
 
     def run_split(self, path: str, name: str, jobs: int, segment_size: int | None = None) -> Run:
@@ -150,6 +152,9 @@ class RunScan:
 
     def __init__(self, scanner: Scanner, name: str,
                  on_incident: Callable[[Signature, Incident], None] | None = None) -> None:
+        from .. import budget
+
+        budget.REGEX.restart()  # the overlay regexes' time budget is per input
         self.scanner = scanner
         self.run = Run(name)
         self.on_incident = on_incident
@@ -375,7 +380,7 @@ class RunScan:
             if sig.kind != "problem" or _vetoed(sig, set()):
                 continue
             found = partial_match(sig.patterns[pattern], text)
-            if found is not None and not any(search(ex, text, budget(sig)) for ex in sig.exclude):
+            if found is not None and not any(search(ex, text, sig) for ex in sig.exclude):
                 self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
                 return
 
@@ -430,7 +435,7 @@ class RunScan:
     def _context_holds(self, sig: Signature, values: dict, frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phases.phase in sig.context_phases:
             return True
-        if sig.frames and any(search(p, text, budget(sig)) for p in sig.frames for _, text in frames):
+        if sig.frames and any(search(p, text, sig) for p in sig.frames for _, text in frames):
             return True
         if sig.context_requires is not None:
             from ..expr import Unknown

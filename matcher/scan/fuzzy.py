@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..catalog import Signature
 from ..findings import Incident
 from .incidents import Seen, hit_incident
-from .lines import budget, search
+from .lines import search
 
 MAX_FUZZY_LINES = 2000  # gated lines per run that the fuzzy fallback may score
 FUZZY_TEXT = 400  # characters of a gated line that the fuzzy fallback scores
@@ -42,7 +42,7 @@ class Fuzzy:
             sig, template, threshold = self.templates[index]
             if score < threshold or sig.id in found or len(seen.text) < FUZZY_MIN_LENGTH * len(template):
                 continue  # partial_ratio scores a short line 100 against any template containing it
-            if any(search(ex, seen.text, budget(sig)) for ex in sig.exclude):
+            if any(search(ex, seen.text, sig) for ex in sig.exclude):
                 continue
             found.add(sig.id)
             hits.append((sig, hit_incident(sig, {}, seen, None, "fuzzy", score / 100 * FUZZY_CONFIDENCE,

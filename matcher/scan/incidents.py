@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog import Pattern, Signature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
 from .context import FRAME_GAP
-from .lines import budget, search
+from .lines import search
 from .symptoms import SymptomMatch, Symptoms, exception_line
 
 MAX_EVENT_ITEMS = 16  # exception, error and gated lines kept per event
@@ -153,7 +153,7 @@ class Resolver:
                     candidates.append((cut, last))
         for symptom, seen in candidates:
             owner = self.symptoms.owner(symptom.name, symptom.form, seen.phase, engine, seen.context_facts)
-            if owner is None or any(search(ex, seen.text, budget(owner)) for ex in owner.exclude):
+            if owner is None or any(search(ex, seen.text, owner) for ex in owner.exclude):
                 continue  # the owner's own exclusions hold for its symptoms too
             where = f" in {seen.phase}" if seen.phase != "unknown" else ""
             form = f" ({symptom.form})" if symptom.form else ""

@@ -9,16 +9,18 @@ since a failing server repeats the same line thousands of times.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import facts as factlib
 from ..catalog import CompiledRegex, LazyRegex, Pattern, Signature
-from ..normalize import Message, is_request_echo, parse_line
+from ..normalize import Message, parse_line
+from ..redact import prompt_free
 from ..prefilter import Anchor
 
-REGEX_TIMEOUT = 0.25  # seconds one overlay regex may spend on one line
+REGEX_TIMEOUT = 0.25  # seconds a partial match of a cut line may take
 CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per run
 MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 
@@ -102,12 +104,16 @@ class LineMatcher:
                          any(t.gate for t in targets), frozenset().union(*(t.patterns for t in targets)))
 
     def message(self, raw: bytes) -> Message | None:
-        """The parsed message of a raw line, None for a request echo (user prompt text)."""
+        """The parsed message of a raw line with any prompt text cut out; None for a request
+        echo with nothing else on it."""
         if raw in self._messages:
             return self._messages[raw]
         message: Message | None = parse_line(raw.decode("utf-8", "replace"))
-        if message is not None and is_request_echo(message.text):
+        text = prompt_free(message.text)  # type: ignore[union-attr]
+        if text is None:
             message = None
+        elif text != message.text:  # type: ignore[union-attr]
+            message = dataclasses.replace(message, text=text)  # type: ignore[arg-type]
         if len(raw) <= MEMO_LINE:
             if len(self._messages) >= CONFIRM_CACHE:
                 self._messages.clear()
@@ -178,38 +184,32 @@ def json_forms(literal: str) -> list[str]:
     return [form for form in dict.fromkeys((plain, go)) if form != literal]
 
 
-def budget(sig: Signature) -> float | None:
-    """Seconds one search of ``sig``'s regexes may take on one line: catalog linting rules out
-    catastrophic patterns; overlay signatures, which nobody here reviewed, also search under a
-    time budget as defence in depth. The budget costs several times the search itself, so the
-    built-in catalog runs without it (on ``re``, which has none)."""
-    return None if sig.reviewed else REGEX_TIMEOUT
-
-
-def search(pattern: CompiledRegex | LazyRegex, text: str, timeout: float | None) -> Any:
-    if timeout is None:
+def search(pattern: CompiledRegex | LazyRegex, text: str, sig: Signature) -> Any:
+    """Search with one of ``sig``'s regexes. Linting rules out catastrophic patterns; an
+    overlay's regexes, which nobody here reviewed, also search under the time budget of
+    matcher/budget.py as defence in depth (it costs several times the search itself, so the
+    built-in catalog runs without it, on ``re``)."""
+    if sig.reviewed:
         return pattern.search(text)
-    try:
-        return pattern.search(text, timeout=timeout)
-    except TimeoutError:
-        return None
+    from .. import budget
+
+    return budget.REGEX.search(pattern, text, sig.path, sig.doc)
 
 
 def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | None:
     """The facts of a confirmed hit, or None. A problem or symptom takes its first matching
     pattern; a fact entry merges every pattern that matches (one line can state several
     settings). ``only``: the indices of the patterns to try (default: all)."""
-    timeout = budget(sig)
     values: dict[str, Any] | None = None
     first: Pattern | None = None
     for index, pattern in enumerate(sig.patterns):
         if only is not None and index not in only:
             continue
-        match = search(pattern.compiled, text, timeout)
+        match = search(pattern.compiled, text, sig)
         if match is None:
             continue
         if first is None:
-            if any(search(ex, text, timeout) for ex in sig.exclude):
+            if any(search(ex, text, sig) for ex in sig.exclude):
                 return None
             first, values = pattern, {}
         values.update(factlib.from_match(match.groupdict()))  # type: ignore[union-attr]

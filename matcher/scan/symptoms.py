@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalog import OwnRule, Signature
 from .context import ENGINE_AGNOSTIC, engine_fits
-from .lines import budget, search
+from .lines import search
 
 MIN_PREFIX = 8  # characters of a canonical message start that a cut line must show
 _EXCEPTION = re.compile(
@@ -99,7 +99,7 @@ class Symptoms:
             if innermost_frame is None and rule.cut_only:
                 continue
             if innermost_frame is not None and not (rule.cut_traceback and (
-                    search(rule.innermost_frame, innermost_frame, budget(sig)) if rule.innermost_frame is not None
+                    search(rule.innermost_frame, innermost_frame, sig) if rule.innermost_frame is not None
                     else bool(rule.phases))):
                 continue
             if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine) or not _holds(sig, rule, facts):
