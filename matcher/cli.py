@@ -42,6 +42,7 @@ class _Group(click.Group):
         _main_pid = os.getpid()
         previous = _set_sigterm(_terminated)
         try:
+            kwargs.setdefault("default_map", _settings())
             return super().main(*args, **kwargs)
         except (CatalogError, BudgetError) as exc:
             click.echo(f"logkb: catalog error: {exc}", err=True)
@@ -60,6 +61,20 @@ class _Group(click.Group):
 
 
 _main_pid = 0
+
+
+def _settings() -> dict[str, dict[str, object]]:
+    """Defaults from the project's settings file (matcher/config.py); a broken one is a
+    one-line error, exit 2."""
+    from pathlib import Path
+
+    from .config import ConfigError, default_map
+
+    try:
+        return default_map(Path.cwd())
+    except ConfigError as exc:
+        click.echo(f"logkb: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
 
 
 def _set_sigterm(handler: object) -> object:

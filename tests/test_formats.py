@@ -288,6 +288,18 @@ def test_junit_has_one_testcase_per_file_and_a_failure_per_problem_finding():
     assert suite.get("errors") == "1"
 
 
+def test_junit_is_valid_against_the_junit_schema():
+    """The common JUnit schema (tests/data/junit.xsd) on a report with failures, a healthy
+    log and an input error: what CI test reporters accept."""
+    import xmlschema
+
+    schema = xmlschema.XMLSchema(str(Path(__file__).parent / "data" / "junit.xsd"))
+    report = scan("--format", "junit", *SAMPLES, ROOT / "corpus" / "nonmemory", "missing.log").stdout
+    schema.validate(report)
+    with pytest.raises(xmlschema.XMLSchemaValidationError):  # the schema is strict: a per-case file attribute fails
+        schema.validate(report.replace("<testcase ", '<testcase file="x.log" ', 1))
+
+
 def test_junit_stays_well_formed_when_the_evidence_holds_control_characters(tmp_path):
     lines = FAILING.read_bytes().splitlines(keepends=True)
     line = json_files(FAILING)[0]["findings"][0]["line"]
