@@ -97,7 +97,7 @@ class Pattern:
         return compile_regex(self.source, self.ignore_case, self.reviewed)
 
 
-@dataclass(frozen=True)
+@dataclass(repr=False)
 class OwnRule:
     """``match.owns``: a symptom class this signature diagnoses by context (class x context
     evidence), optionally only in some forms and phases, and optionally from a traceback cut
@@ -121,7 +121,7 @@ class OwnRule:
         return 4 * bool(self.requires) + 2 * bool(self.phases) + bool(self.forms)
 
 
-@dataclass(frozen=True)
+@dataclass(repr=False)
 class SymptomSpec:
     """A symptom entry's evidence beyond its patterns (``symptom:`` in its file)."""
 

@@ -40,7 +40,7 @@ _ERROR_LEVEL = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Message:
     """A line's message, the process or rank tag it came with, and whether it was logged as
     an error."""
@@ -76,7 +76,8 @@ def parse_line(line: str) -> Message:
         if match.group("level") in ("ERROR", "CRITICAL"):
             error_level = True
         line = line[match.end():]
-    return Message(line, origin, error_level or _ERROR_LEVEL.search(line) is not None, prefixed)
+    # The level is in a line's first words; a 64 KiB line is not searched to its end for it.
+    return Message(line, origin, error_level or _ERROR_LEVEL.search(line, 0, 256) is not None, prefixed)
 
 
 def _json_message(text: str, depth: int) -> str | None:

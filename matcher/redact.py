@@ -64,6 +64,7 @@ _PROMPT = re.compile(
     r"(?P<value>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\[[^\]'\"]*\]|\[.*)",
     re.S,
 )
+_PROMPT_KEY = re.compile(r"(?:prompt|input|text|content|messages|query|instruction)['\"]?[ \t]{0,4}[:=]")
 _ERRORISH = re.compile(r"(?i)error|exception|out of memory|failed|killed|not enough|insufficient|cannot allocate"
                        r"|unable to allocate")
 
@@ -91,6 +92,8 @@ def prompt_free(text: str) -> str | None:
     """A log line with the text of its prompts removed, so that a prompt that talks about an
     error is never taken for one while an error on the same line is still found; None for a
     request echo with nothing else on it."""
+    if not _PROMPT_KEY.search(text):  # a cheap look first: most lines name no prompt field
+        return text
     stripped = _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value")), text)
     if stripped == text:
         return text

@@ -49,6 +49,7 @@ __all__ = ["FRAME_GAP", "Finding", "Incident", "Run", "RunScan", "Scanner"]
 REJOINED_CONFIDENCE = 0.9  # a message read whole from wrapped pieces
 FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
 MIN_WRAPPED = 40
+MAX_WRAPPED = 4096  # a line this long was not wrapped by a terminal
 _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message  # a line shorter than this was not wrapped by a terminal
 
 
@@ -258,7 +259,8 @@ class RunScan:
                 self._symptom(sig, hit, text, line_no, message.origin)
             elif not _vetoed(sig, shown):
                 problem |= self._problem(sig, hit, text, line_no, message.origin, joined is not None)
-        errorish = problem or kinds.gate and GATE.search(text) is not None or message.error_level
+        gated = kinds.gate and GATE.search(text) is not None
+        errorish = problem or gated or message.error_level or kinds.gate and is_exception(text)
         if not errorish:
             return
         event = self._event(line_no)
@@ -274,7 +276,7 @@ class RunScan:
             elif message.error_level and not event.frames and event.last_exception_line == 0 \
                     and TRACEBACK not in text and not text[:1].isspace():
                 event.keep(event.errors, seen)  # error-level lines outside a traceback
-            if kinds.gate:
+            if gated:
                 if self._gated_seen < MAX_FUZZY_LINES:
                     event.keep(event.gated, seen)
                 else:
@@ -290,7 +292,7 @@ class RunScan:
         line alone does not show. Returns the text read, its hits and the number of
         continuation lines it took."""
         if any(self.scanner.signatures[i].kind == "problem" and self.scanner.signatures[i].id not in self.scanner.generic
-               for i, _ in hits) or len(text) < MIN_WRAPPED or not GATE.search(text) \
+               for i, _ in hits) or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or not GATE.search(text) \
                 or message_window(candidate)[1] < candidate.end:
             return None
         pieces: list[str] = []

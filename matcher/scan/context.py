@@ -27,7 +27,7 @@ _FRAME_ENGINES = (
 )
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class PhaseTracker:
     """The phase markers passed so far and the current traceback's frames."""
 
@@ -92,7 +92,7 @@ ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})
 _EMBEDDED = {"ollama": frozenset({"llamacpp"})}  # engines whose output another one relays
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class EngineTracker:
     """Which engine wrote the log: its version banner if seen, else the engine whose entries
     and frames were seen most."""

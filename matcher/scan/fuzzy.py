@@ -21,6 +21,7 @@ class Fuzzy:
             for sig in signatures if sig.kind == "problem" for item in sig.fuzzy
         ]
         self.scored = 0
+        self._best: dict[str, tuple[str, float, int] | None] = {}  # a crash loop repeats its lines
 
     def score(self, lines: list[Seen], found: set[str]) -> list[tuple[Signature, Incident]]:
         """Fuzzy hits among ``lines``; ``found``: ids already diagnosed in this run, skipped."""
@@ -35,7 +36,12 @@ class Fuzzy:
             if self.scored >= MAX_FUZZY_LINES:
                 break
             self.scored += 1
-            best = process.extractOne(seen.text[:FUZZY_TEXT], choices, scorer=fuzz.partial_ratio, score_cutoff=floor)
+            key = seen.text[:FUZZY_TEXT]
+            if key not in self._best:
+                if len(self._best) >= 4096:
+                    self._best.clear()
+                self._best[key] = process.extractOne(key, choices, scorer=fuzz.partial_ratio, score_cutoff=floor)
+            best = self._best[key]
             if best is None:
                 continue
             _, score, index = best

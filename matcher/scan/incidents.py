@@ -59,7 +59,7 @@ def continues_event(text: str) -> bool:
     return continues_traceback(text) or _ERROR_WORDS.search(text) is not None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Seen:
     """A line of an event and what was in force there."""
 
@@ -72,7 +72,7 @@ class Seen:
     context_facts: dict[str, Any]
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Event:
     first_line: int
     last_line: int
@@ -111,7 +111,7 @@ class Event:
         return bool(self.frames) and self.last_frame_line > self.last_exception_line
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Resolver:
     """Turns a closed event into incidents (see the module docstring)."""
 

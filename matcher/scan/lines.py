@@ -28,12 +28,14 @@ TRACEBACK = "Traceback (most recent call last)"
 FRAME = 'File "'
 GATE_WORDS = (b"error", b"exception", b"out of memory", b"failed", b"not enough", b"insufficient",
               b"cannot allocate", b"unable to allocate", b"killed")
-GATE = re.compile(r"(?i)error|exception|out of memory|failed|not enough|insufficient|cannot allocate"
+# Lines the fuzzy fallback may score: error words, not a bare "exception" (those lines are read
+# for uncatalogued errors, and no fuzzy template is about them).
+GATE = re.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate"
                   r"|unable to allocate|killed")
 FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Target:
     """What an anchor leads to: (signature, pattern) indices, or a structural marker."""
 
@@ -43,7 +45,7 @@ class Target:
     gate: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(repr=False, eq=False)
 class Hit:
     values: dict[str, Any]
     pattern: Pattern  # the first pattern that matched
@@ -82,7 +84,7 @@ class AnchorIndex:
         return self.targets[self._index[key]]
 
 
-@dataclass(frozen=True)
+@dataclass(repr=False, eq=False)
 class LineKinds:
     traceback: bool
     frame: bool

@@ -23,7 +23,7 @@ _EXCEPTION = re.compile(
     r"^(?P<type>(?:[A-Za-z_][\w.]{0,120}?)?(?:Error|Exception|Interrupt|Exit|Failure))(?::\s*(?P<message>.*))?$")
 
 
-@dataclass(frozen=True)
+@dataclass(repr=False, eq=False)
 class SymptomMatch:
     name: str  # the symptom class: "gpu-oom", "host-oom"
     form: str | None  # whose wording: "nccl", "torch", ...
