@@ -64,6 +64,7 @@ _PROMPT = re.compile(
     r"(?P<value>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\[[^\]'\"]*\]|\[.*)",
     re.S,
 )
+_REQUEST_ECHO = re.compile(r"Received request \S{1,200}: prompt: ")
 _PROMPT_KEY = re.compile(r"(?:prompt|input|text|content|messages|query|instruction)['\"]?[ \t]{0,4}[:=]")
 _ERRORISH = re.compile(r"(?i)error|exception|out of memory|failed|killed|not enough|insufficient|cannot allocate"
                        r"|unable to allocate")
@@ -94,7 +95,8 @@ def prompt_free(text: str) -> str | None:
     request echo with nothing else on it."""
     if not _PROMPT_KEY.search(text):  # a cheap look first: most lines name no prompt field
         return text
-    stripped = _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value")), text)
+    stripped = _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value")),
+                           _cut_request_echo(text, ""))
     if stripped == text:
         return text
     if not _ERRORISH.search(stripped):
@@ -119,7 +121,18 @@ def _keyed_value(match: re.Match[str]) -> str:
 
 
 def _mask_prompts(text: str) -> str:
-    return _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value"), PROMPT_MARK), text)
+    return _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value"), PROMPT_MARK),
+                       _cut_request_echo(text, PROMPT_MARK))
+
+
+def _cut_request_echo(text: str, inner: str) -> str:
+    """vLLM's request log ('Received request ID: prompt: ..., params: ...'): everything between
+    'prompt: ' and the parameters is the prompt, whatever quotes it holds."""
+    match = _REQUEST_ECHO.search(text)
+    if match is None:
+        return text
+    end = text.find(", params: ", match.end())
+    return text[:match.end()] + "'" + inner + "'" + (text[end:] if end >= 0 else "")
 
 
 def _quote(value: str, inner: str = "") -> str:

@@ -104,3 +104,22 @@ def test_new_and_export_of_its_signature_leak_nothing(folder, tmp_path):
         result = runner.invoke(main, ["export", "--format", fmt, "--catalog", str(kb)])
         assert result.exit_code == 0, result.output
         assert leaks(result.output, SECRETS) == [], fmt
+
+
+def test_a_request_echo_whose_prompt_holds_a_quote_is_cut_whole(tmp_path):
+    """vLLM's request log: everything between 'prompt: ' and the parameters is the prompt, even
+    when the prompt's own apostrophe would end a quoted value early."""
+    import json
+    import subprocess
+    import sys
+
+    log = tmp_path / "echo.log"
+    log.write_text("INFO 05-01 10:00:00 logger.py:39] Received request cmpl-1: prompt: 'Fix the user's "
+                   "CUDA out of memory error report', params: SamplingParams(n=1, temperature=0.7), "
+                   "prompt_token_ids: [1, 2, 3], lora_request: None.\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "-f", "json", str(log)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)["files"][0]
+    assert report["findings"] == [] and report["stats"]["prompt_lines_skipped"] == 1
+    assert "CUDA out of memory error report" not in done.stdout
