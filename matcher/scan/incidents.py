@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog import Pattern, Signature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
 from .context import FRAME_GAP
-from .lines import search
+from .lines import ERROR_WORDS, search
 from .symptoms import SymptomMatch, Symptoms, exception_line
 
 MAX_EVENT_ITEMS = 16  # exception, error and gated lines kept per event
@@ -43,10 +43,6 @@ _TRACEBACK_TAIL = re.compile(
     r"^(?:\s|$|Traceback \(most recent call last\)|During handling of the above exception"
     r"|The above exception was the direct cause|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt|Exit)\b|\^+\s*$)"
 )
-# Further error lines continue an error burst too (llama.cpp prints the failed allocation,
-# then the buffer, then the caller).
-_ERROR_WORDS = re.compile(r"(?i)error|exception|out of memory|failed|not enough|insufficient|cannot allocate"
-                          r"|unable to allocate|killed")
 
 
 def continues_traceback(text: str) -> bool:
@@ -56,7 +52,9 @@ def continues_traceback(text: str) -> bool:
 
 def continues_event(text: str) -> bool:
     """True for a line that is part of the event before it (see the module docstring)."""
-    return continues_traceback(text) or _ERROR_WORDS.search(text) is not None
+    # Further error lines continue an error burst too (llama.cpp prints the failed allocation,
+    # then the buffer, then the caller).
+    return continues_traceback(text) or ERROR_WORDS.search(text) is not None
 
 
 @dataclass(repr=False, eq=False)

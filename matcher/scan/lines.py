@@ -28,10 +28,11 @@ TRACEBACK = "Traceback (most recent call last)"
 FRAME = 'File "'
 GATE_WORDS = (b"error", b"exception", b"out of memory", b"failed", b"not enough", b"insufficient",
               b"cannot allocate", b"unable to allocate", b"killed")
-# Lines the fuzzy fallback may score: error words, not a bare "exception" (those lines are read
-# for uncatalogued errors, and no fuzzy template is about them).
-GATE = re.compile(r"(?i)error|out of memory|failed|not enough|insufficient|cannot allocate"
-                  r"|unable to allocate|killed")
+# Error words: they make a line error-ish (part of an event). The fuzzy fallback scores only
+# lines with one besides a bare "exception" (those are read for uncatalogued errors, and no
+# fuzzy template is about them).
+ERROR_WORDS = re.compile("(?i)" + "|".join(re.escape(w.decode()) for w in GATE_WORDS))
+GATE = re.compile("(?i)" + "|".join(re.escape(w.decode()) for w in GATE_WORDS if w != b"exception"))
 FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
 
