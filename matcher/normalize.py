@@ -33,14 +33,13 @@ _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
 # Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"
 # and "[TRT-LLM] [RANK 1] [E]".
-_ERROR_LEVEL = re.compile(
-    r"^(?:(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\])"
-    r"|\[TRT-LLM\](?:\ \[RANK\ \d+\])?\ \[E\]"
-    r"|\blevel=(?:ERROR|FATAL|error|fatal)\b"
+_ERROR_LEVEL_AT_START = re.compile(
+    r"(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\]"
 )
+_ERROR_LEVEL_INSIDE = re.compile(r"\[TRT-LLM\](?:\ \[RANK\ \d+\])?\ \[E\]|\blevel=(?:ERROR|FATAL|error|fatal)\b")
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(repr=False, eq=False)
 class Message:
     """A line's message, the process or rank tag it came with, and whether it was logged as
     an error."""
@@ -76,8 +75,17 @@ def parse_line(line: str) -> Message:
         if match.group("level") in ("ERROR", "CRITICAL"):
             error_level = True
         line = line[match.end():]
-    # The level is in a line's first words; a 64 KiB line is not searched to its end for it.
-    return Message(line, origin, error_level or _ERROR_LEVEL.search(line, 0, 256) is not None, prefixed)
+    return Message(line, origin, error_level or _logged_as_error(line), prefixed)
+
+
+def _logged_as_error(message: str) -> bool:
+    """The level is in a message's first words; a 64 KiB line is not searched to its end for
+    it, and the search inside runs only where its literal is (a regex search of an alternation
+    tries every position)."""
+    if _ERROR_LEVEL_AT_START.match(message):
+        return True
+    head = message[:256]
+    return ("[TRT-LLM]" in head or "level=" in head) and _ERROR_LEVEL_INSIDE.search(head) is not None
 
 
 def _json_message(text: str, depth: int) -> str | None:

@@ -43,7 +43,7 @@ class Anchor:
     caseless: bool
 
 
-@dataclass(slots=True)
+@dataclass(repr=False, eq=False)
 class Candidate:
     start: int
     end: int  # exclusive, before the newline

@@ -16,13 +16,30 @@ bounded or single-pass regex (no nested unbounded repeats), so a hostile line co
 from __future__ import annotations
 
 import re
+from typing import Any
+
+
+class _OnFirstUse:
+    """A regex compiled when first used: a run that writes no secret-shaped text never needs
+    most of the patterns below, and compiling them all at import costs every start-up a few
+    milliseconds. Methods (``sub``, ``search``, ...) are looked up on the compiled pattern once
+    and kept."""
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(re.compile(self._source, self._flags), name)
+        setattr(self, name, method)
+        return method
+
 
 MARK = "[REDACTED]"
 PROMPT_MARK = "[REDACTED-PROMPT]"
 MAX_EVIDENCE = 400
 
 # Secrets recognisable by their shape alone.
-_SHAPES = re.compile("|".join([
+_SHAPES = _OnFirstUse("|".join([
     r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?",
     r"\bhf_[A-Za-z0-9]{20,}",  # Hugging Face
     r"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-)?[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic
@@ -37,37 +54,44 @@ _SHAPES = re.compile("|".join([
     r"\bgsk_[A-Za-z0-9]{40,}",  # Databricks, SendGrid, Replicate, Groq
     r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWT
 ]))
-_BEARER = re.compile(r"(?i)(\bbearer[ \t]+)[A-Za-z0-9._~+/=-]{8,}")
+# Every shape above contains one of these; a text without any of them skips the alternation,
+# which Python's regex engine would otherwise try at every position.
+_SHAPE_MARKS = ("-----BEGIN", "hf_", "sk-", "k_live_", "k_test_", "whsec_", "AKIA", "ASIA", "AROA", "AIDA",
+                "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "hooks.slack.com",
+                "AIza", "ya29.", "npm_", "pypi-", "Q~", "dapi", "SG.", "r8_", "gsk_", "eyJ")
+_BEARER = _OnFirstUse(r"(?i)(\bbearer[ \t]+)[A-Za-z0-9._~+/=-]{8,}")
 # user:password@ in a URL (postgres://, redis://:pw@, https://...): the password goes.
-_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'\"]{0,100}:)[^\s/@'\"]{1,200}@")
+_URL_PASSWORD = _OnFirstUse(r"(?i)(\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'\"]{0,100}:)[^\s/@'\"]{1,200}@")
 
 # key=value, key: value, "key": "value", Authorization: Bearer x, --flag value.
-_KEYED = re.compile(
+_KEYED = _OnFirstUse(
     r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P<sep>['\"]?[ \t]{0,4}[:=][ \t]{0,4}['\"]?"
     r"(?:(?i:bearer|basic|token)[ \t]+)?)(?P<value>[^\s'\",;}\])&\[][^\s'\",;}\])&]*)"
 )
-_FLAG = re.compile(r"(?P<key>--[A-Za-z][A-Za-z0-9-]{0,63})(?P<sep>[ \t]+['\"]?)(?P<value>[^\s'\"]+)")
+_FLAG = _OnFirstUse(r"(?P<key>--[A-Za-z][A-Za-z0-9-]{0,63})(?P<sep>[ \t]+['\"]?)(?P<value>[^\s'\"]+)")
 _SECRET_WORDS = frozenset({
     "token", "secret", "password", "passwd", "pwd", "apikey", "accesskey", "privatekey", "accountkey",
     "credential", "credentials", "auth", "authorization", "signature", "sig", "sas", "cookie", "bearer",
 })
 _KEY_QUALIFIERS = frozenset({"api", "access", "private", "account", "auth", "master", "encryption", "signing",
                              "shared", "subscription", "secret", "session"})
-_KEY_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_NUMBER = re.compile(r"-?[\d.]+[A-Za-z%]{0,3}")
+_KEY_PARTS = _OnFirstUse(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_NUMBER = _OnFirstUse(r"-?[\d.]+[A-Za-z%]{0,3}")
 
 # The text of a prompt or chat message: "prompt": "...", inputs="...", text='...', 'content': '...',
 # prompt_token_ids: [...]. A quote that does not close (a clipped line) runs to the end.
-_PROMPT = re.compile(
-    r"(?P<key>(?<![\w-])(?:system_)?(?:prompts?|prompt_token_ids|inputs?|input_ids|text|content|messages|query"
-    r"|instructions?))(?P<sep>['\"]?[ \t]{0,4}[:=][ \t]{0,4})"
+_PROMPT_KEYS = r"(?:prompts?|prompt_token_ids|inputs?|input_ids|text|content|messages|query|instructions?)"
+_PROMPT = _OnFirstUse(
+    r"(?P<key>(?<![\w-])(?:system_)?" + _PROMPT_KEYS + r")(?P<sep>['\"]?[ \t]{0,4}[:=][ \t]{0,4})"
     r"(?P<value>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\[[^\]'\"]*\]|\[.*)",
     re.S,
 )
-_REQUEST_ECHO = re.compile(r"Received request \S{1,200}: prompt: ")
-_PROMPT_KEY = re.compile(r"(?:prompt|input|text|content|messages|query|instruction)['\"]?[ \t]{0,4}[:=]")
-_ERRORISH = re.compile(r"(?i)error|exception|out of memory|failed|killed|not enough|insufficient|cannot allocate"
-                       r"|unable to allocate")
+_REQUEST_ECHO = _OnFirstUse(r"Received request \S{1,200}: prompt: ")
+# Where a prompt may start: the key without its look-behind, whose literal first letters let the
+# regex engine skip ahead; _PROMPT is then tried only at these places.
+_PROMPT_KEY = _OnFirstUse(_PROMPT_KEYS + r"['\"]?[ \t]{0,4}[:=]")
+_ERRORISH = ("error", "exception", "out of memory", "failed", "killed", "not enough", "insufficient",
+             "cannot allocate", "unable to allocate")
 
 
 def redact(text: str, limit: int | None = MAX_EVIDENCE) -> str:
@@ -85,8 +109,13 @@ def redact_secrets(text: str) -> str:
 
 def scrub(text: str) -> str:
     """Mask the secrets of a known shape and URL passwords, anywhere in what logkb writes."""
-    text = _BEARER.sub(lambda m: m.group(1) + MARK, _SHAPES.sub(MARK, text))
-    return _URL_PASSWORD.sub(lambda m: m.group(1) + MARK + "@", text)
+    if any(mark in text for mark in _SHAPE_MARKS):
+        text = _SHAPES.sub(MARK, text)
+    if "bearer" in text.lower():
+        text = _BEARER.sub(lambda m: m.group(1) + MARK, text)
+    if "://" in text:
+        text = _URL_PASSWORD.sub(lambda m: m.group(1) + MARK + "@", text)
+    return text
 
 
 def prompt_free(text: str) -> str | None:
@@ -95,11 +124,11 @@ def prompt_free(text: str) -> str | None:
     request echo with nothing else on it."""
     if not _PROMPT_KEY.search(text):  # a cheap look first: most lines name no prompt field
         return text
-    stripped = _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value")),
-                           _cut_request_echo(text, ""))
+    stripped = _sub_prompts(_cut_request_echo(text, ""), "")
     if stripped == text:
         return text
-    if not _ERRORISH.search(stripped):
+    lowered = stripped.lower()
+    if not any(word in lowered for word in _ERRORISH):
         return None
     return stripped
 
@@ -121,8 +150,27 @@ def _keyed_value(match: re.Match[str]) -> str:
 
 
 def _mask_prompts(text: str) -> str:
-    return _PROMPT.sub(lambda m: m.group("key") + m.group("sep") + _quote(m.group("value"), PROMPT_MARK),
-                       _cut_request_echo(text, PROMPT_MARK))
+    return _sub_prompts(_cut_request_echo(text, PROMPT_MARK), PROMPT_MARK)
+
+
+def _sub_prompts(text: str, inner: str) -> str:
+    """``_PROMPT.sub`` with each value replaced by ``inner`` in its quotes, trying the pattern
+    only where :data:`_PROMPT_KEY` finds a key (a plain ``sub`` costs tens of microseconds on
+    every long line)."""
+    parts: list[str] = []
+    done = 0
+    for key in _PROMPT_KEY.finditer(text):
+        start = key.start()
+        if start < done:
+            continue
+        if text.endswith("system_", 0, start):
+            start -= len("system_")
+        match = _PROMPT.match(text, start)
+        if match is None:
+            continue
+        parts += [text[done:start], match.group("key"), match.group("sep"), _quote(match.group("value"), inner)]
+        done = match.end()
+    return "".join(parts) + text[done:] if parts else text
 
 
 def _cut_request_echo(text: str, inner: str) -> str:

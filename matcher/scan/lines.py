@@ -75,6 +75,15 @@ class AnchorIndex:
             self._target(word, True).gate = True
         # On one line, facts and phase markers apply before the problems they give context to.
         self.order = lambda i: (signatures[i].kind != "fact", i)
+        self._texts: list[tuple[str, bool, set[tuple[int, int]]]] | None = None
+
+    def pattern_literals(self) -> list[tuple[str, bool, set[tuple[int, int]]]]:
+        """The anchors that lead to patterns, decoded (lower-case when caseless), with their
+        patterns: for texts the prefilter never saw (rejoined or cut lines)."""
+        if self._texts is None:
+            self._texts = [(a.literal.decode("utf-8", "replace"), a.caseless, t.patterns)
+                           for a, t in zip(self.anchors, self.targets) if t.patterns]
+        return self._texts
 
     def _target(self, literal: bytes, caseless: bool) -> Target:
         key = (literal.lower() if caseless else literal, caseless)
@@ -154,14 +163,14 @@ class LineMatcher:
         only the start of the literal the prefilter looks for."""
         tail = text[-256:]
         lowered = tail.lower()
+        ends = {caseless: subject[-MIN_CUT_ANCHOR:] for caseless, subject in ((False, tail), (True, lowered))}
         wanted: set[tuple[int, int]] = set()
-        for anchor, target in zip(self.index.anchors, self.index.targets):
-            if not target.patterns:
-                continue
-            literal = anchor.literal.decode("utf-8", "replace")
-            subject = lowered if anchor.caseless else tail
-            if any(subject.endswith(literal[:k]) for k in range(len(literal) - 1, MIN_CUT_ANCHOR - 1, -1)):
-                wanted |= target.patterns
+        for literal, caseless, patterns in self.index.pattern_literals():
+            subject = lowered if caseless else tail
+            # The last MIN_CUT_ANCHOR characters must occur in the literal before anything longer is tried.
+            if ends[caseless] in literal[:-1] and any(
+                    subject.endswith(literal[:k]) for k in range(len(literal) - 1, MIN_CUT_ANCHOR - 1, -1)):
+                wanted |= patterns
         return frozenset(wanted)
 
     def confirm_anywhere(self, text: str) -> list[tuple[int, Hit]]:
@@ -169,11 +178,9 @@ class LineMatcher:
         rejoined from wrapped pieces): only the signatures whose anchors occur in it."""
         lowered = text.lower()
         wanted: set[tuple[int, int]] = set()
-        for anchor, target in zip(self.index.anchors, self.index.targets):
-            if target.patterns:
-                literal = anchor.literal.decode("utf-8", "replace")
-                if (literal in lowered) if anchor.caseless else (literal in text):
-                    wanted |= target.patterns
+        for literal, caseless, patterns in self.index.pattern_literals():
+            if literal in (lowered if caseless else text):
+                wanted |= patterns
         return self._confirm_all(text, frozenset(wanted)) if wanted else []
 
 
