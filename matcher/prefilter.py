@@ -43,7 +43,7 @@ class Anchor:
     caseless: bool
 
 
-@dataclass(repr=False, eq=False)
+@dataclass(repr=False)
 class Candidate:
     start: int
     end: int  # exclusive, before the newline

@@ -41,9 +41,10 @@ CLASSES = [
      "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", "partial", "wrapped"),
     ("trtllm/trtllm.executor.insufficient-memory--NVIDIA-TensorRT-LLM-5872.log",
      "trtllm.executor.insufficient-memory", "kv-cache-allocation", "exact", "wording"),
-    # 2. cut short at the end of the input; a bare exception class
+    # 2. cut short at the end of the input (this one inside its errno, after the decisive
+    # strerror, so the wording itself matches); a message cut inside its words
     ("vllm/host.memory.mmap-failed--vllm-project-vllm-9753.log",
-     "host.memory.mmap-failed", "weight-loading", "partial", "cut short"),
+     "host.memory.mmap-failed", "weight-loading", "exact", "wording"),
     ("vllm/vllm.sampler.oom-warmup--vllm-project-vllm-27508.log",
      "vllm.sampler.oom-warmup", "warmup", "partial", "cut short"),
     # 3. a traceback cut before its exception line
@@ -156,3 +157,45 @@ def test_watch_and_scan_agree_on_every_corpus_log(capsys):
     for log in LOGS:
         assert _watched(log) == diagnose_path(str(log)), log
     capsys.readouterr()  # the announcements watch printed on the way
+
+
+def test_a_native_fatal_statement_is_the_uncatalogued_root_before_the_runner_wrapper() -> None:
+    """Ollama's runner aborts on a ggml assertion (no log level, no Python exception); the
+    'llama runner terminated' wrapper must point at it, not stand in for it."""
+    report = scan(CORPUS / "nonmemory" / "nonmemory-ollama--ollama-ollama-13325.log")[0]
+    assert report["root_cause"] == "uncatalogued"
+    assert "GGML_ASSERT" in root(report)["evidence"]
+    roles = {f["id"]: f["role"] for f in report["findings"]}
+    assert roles["ollama.runner.terminated"] == "wrapper"
+
+
+def test_a_bare_nccl_system_error_is_not_called_a_full_dev_shm() -> None:
+    """'NCCL error: unhandled system error' alone has many causes (sockets, InfiniBand,
+    /dev/shm): no memory diagnosis, while a log that names the segment still gets one."""
+    bare = scan(CORPUS / "nonmemory" / "nonmemory-sglang--sgl-project-sglang-4289.log")[0]
+    assert bare["root_cause"] == "uncatalogued"
+    assert not [f for f in bare["findings"] if f["id"] == "nccl.shm.insufficient"]
+    named = scan(CORPUS / "nccl" / "nccl.shm.insufficient--pytorch-torchtitan-853.log")[0]
+    assert named["root_cause"] == "nccl.shm.insufficient"
+
+
+def test_trtllm_kv_pool_too_small_for_one_sequence_gets_computed_limits() -> None:
+    report = scan(CORPUS / "trtllm" / "trtllm.executor.insufficient-memory--triton-inference-server-tensorrtllm_backend-366.log")[0]
+    assert (report["root_cause"], report["phase"]) == ("trtllm.executor.insufficient-memory", "kv-cache-allocation")
+    first = root(report)["fixes"][0]
+    assert first["id"] == "fit-one-sequence"
+    # 1 x 128 x 272 tokens for one sequence; the pool's 29184 tokens floored to whole blocks.
+    assert "needs 34816" in first["change"] and "max_seq_len at most 29184" in first["change"]
+
+
+def test_torchrun_sigkill_while_loading_is_the_host_oom_killer() -> None:
+    report = scan(CORPUS / "pytorch" / "host.oom-killed--OpenBMB-MiniCPM-V-312.log")[0]
+    assert (report["root_cause"], report["phase"]) == ("host.oom-killed", "weight-loading")
+
+
+@pytest.mark.parametrize("log", [
+    "tgi/torch.cuda.oom--huggingface-text-generation-inference-653.log",  # the router's batch span
+    "sglang/cuda.runtime.out-of-memory--sgl-project-sglang-4547.log",  # the overlap worker thread's frames
+])
+def test_serving_is_read_from_request_spans_and_worker_frames(log: str) -> None:
+    assert scan(CORPUS / log)[0]["phase"] == "serving"

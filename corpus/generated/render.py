@@ -981,10 +981,11 @@ def tgi_samples() -> list[Sample]:
     out.append(Sample("tgi-wrappers", "unable to warm up the shards", ">=0.4.0,<=3.3.7", "tgi", "2.2.0",
                       "tgi.shard.failed", "warmup", log.lines))
     log = Tgi("2.2.0").start().warmup()
+    log.rec("INFO", log.router, "Connected")
     log.rec("ERROR", "batch{batch_size=1}:prefill:prefill{id=0 size=1}:prefill{id=0 size=1}: text_generation_client",
             M("router/client/src/lib.rs:33: Server error: transport error"))
-    out.append(Sample("tgi-wrappers", "server error", ">=0.4.0,<=3.3.7", "tgi", "2.2.0", "tgi.shard.failed", "warmup",
-                      log.lines))
+    out.append(Sample("tgi-wrappers", "server error", ">=0.4.0,<=3.3.7", "tgi", "2.2.0", "tgi.shard.failed", "serving",
+                      log.lines, note="The router's batch span belongs to its serving loop, after 'Connected'."))
 
     for version, text, label, versions, gap in (
             ("1.4.0", "`inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 "
@@ -1467,23 +1468,26 @@ def other_samples() -> list[Sample]:
             ([M(f"{where} misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-Kx3Jq2 to 9637888 bytes, "
                 "error: No space left on device (28)")], "failed to extend"),
             (["Traceback (most recent call last):",
-              f'  File "{PY_VLLM}/vllm/distributed/device_communicators/pynccl.py", line 99, in __init__',
-              "    self.comm: ncclComm_t = self.nccl.ncclCommInitRank(",
-              f'  File "{PY_VLLM}/vllm/distributed/device_communicators/pynccl_wrapper.py", line 277, in NCCL_CHECK',
-              "    raise RuntimeError(f\"NCCL error: {error_str}\")",
-              M("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.")],
-             "ncclSystemError"),
-            (["Traceback (most recent call last):",
               f'  File "{PY_VLLM}/torch/distributed/distributed_c10d.py", line 2288, in all_reduce',
               "    work = group.allreduce([tensor], opts)",
-              M(f"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
-                f"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version {nccl}"),
+              "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+              f"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version {nccl}",
               "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. ",
               "Last error:",
-              "Error while creating shared memory segment /dev/shm/nccl-Kx3Jq2 (size 9637888)"],
+              M("Error while creating shared memory segment /dev/shm/nccl-Kx3Jq2 (size 9637888)")],
              "unhandled system error")):
         out.append(Sample("nccl-shm", label, None, "nccl", nccl, "nccl.shm.insufficient", "device-check", vllm_tp(*lines),
                           note="Two tensor-parallel workers in a container with Docker's 64 MB /dev/shm."))
+    bare = ["Traceback (most recent call last):",
+            f'  File "{PY_VLLM}/vllm/distributed/device_communicators/pynccl.py", line 99, in __init__',
+            "    self.comm: ncclComm_t = self.nccl.ncclCommInitRank(",
+            f'  File "{PY_VLLM}/vllm/distributed/device_communicators/pynccl_wrapper.py", line 277, in NCCL_CHECK',
+            "    raise RuntimeError(f\"NCCL error: {error_str}\")",
+            M("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.")]
+    out.append(Sample("nccl-shm", "ncclSystemError", None, "nccl", nccl, "uncatalogued", "device-check", vllm_tp(*bare),
+                      note="Two tensor-parallel workers in a container with Docker's 64 MB /dev/shm; the bare system "
+                           "error names no call, and sockets or InfiniBand raise it too, so it is uncatalogued, not "
+                           "a /dev/shm diagnosis."))
     return out
 
 

@@ -37,7 +37,8 @@ from ..prefilter import (
 from ..read import Chunk, ReadError, read_blocks
 from .context import FRAME_GAP, EngineTracker, PhaseTracker
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
-from .incidents import OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident, is_exception
+from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
+                        is_exception, is_fatal)
 from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
 from .symptoms import Symptoms
 
@@ -273,6 +274,8 @@ class RunScan:
                 symptom = self.scanner.symptoms.of_exception(text)
                 if symptom is not None:
                     event.keep(event.symptoms, (symptom, seen))
+            elif is_fatal(text):
+                event.keep(event.fatals, seen)
             elif message.error_level and not event.frames and event.last_exception_line == 0 \
                     and TRACEBACK not in text and not text[:1].isspace():
                 event.keep(event.errors, seen)  # error-level lines outside a traceback

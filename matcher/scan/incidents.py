@@ -12,7 +12,8 @@ the strongest evidence down:
 3. partial: the symptom from a cut or bare exception line, or a traceback cut before its
    exception line whose frames show a phase that a signature owns;
 4. fuzzy: a gated line close to a signature's template;
-5. otherwise its last exception (or first error-level line) is ``uncatalogued``.
+5. otherwise its last exception, else its first native fatal statement (a failed assertion,
+   ``CUDA error: ...``), else its first error-level line is ``uncatalogued``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,20 @@ _TRACEBACK_TAIL = re.compile(
     r"^(?:\s|$|Traceback \(most recent call last\)|During handling of the above exception"
     r"|The above exception was the direct cause|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt|Exit)\b|\^+\s*$)"
 )
+
+
+# A native runtime's fatal statement, which carries no log level: ggml's and C's failed
+# assertions, CUDA/HIP runtime errors as ggml and PyTorch print them, CPython's fatal errors.
+# Only lines that are candidates already (they hold an error word). Not C++'s "terminate called
+# after throwing": it re-announces an exception whose text ("what(): ...") was matched already.
+_FATAL = re.compile(
+    r"GGML_ASSERT\(.{1,300}\) failed|Assertion [`'].{1,300}' failed|\b(?:CUDA|HIP|cuBLAS|CUBLAS) error: \S"
+    r"|^Fatal Python error: "
+)
+
+
+def is_fatal(text: str) -> bool:
+    return _FATAL.search(text) is not None
 
 
 def continues_traceback(text: str) -> bool:
@@ -78,6 +93,7 @@ class Event:
     symptoms: list[tuple[SymptomMatch, Seen]] = field(default_factory=list)
     exceptions: list[Seen] = field(default_factory=list)  # exception lines no signature matched
     errors: list[Seen] = field(default_factory=list)  # error-level lines no signature matched
+    fatals: list[Seen] = field(default_factory=list)  # native fatal statements no signature matched
     gated: list[Seen] = field(default_factory=list)  # lines with error words, for the fuzzy pass
     frames: list[str] = field(default_factory=list)
     frame_phase: str | None = None
@@ -176,9 +192,10 @@ class Resolver:
         return None
 
     def _uncatalogued(self, event: Event, input_ended_at: int | None, wrapped: bool) -> Incident | None:
-        """The event's last exception, else (unless a wrapper already speaks for the event)
-        its first error-level line."""
-        seen = event.exceptions[-1] if event.exceptions else (event.errors[0] if event.errors and not wrapped else None)
+        """The event's last exception, else its first native fatal statement, else (unless a
+        wrapper already speaks for the event) its first error-level line."""
+        seen = event.exceptions[-1] if event.exceptions else event.fatals[0] if event.fatals else \
+            (event.errors[0] if event.errors and not wrapped else None)
         if seen is None:
             return None
         incident = _incident(seen, "exact", 1.0, "uncatalogued: no signature explains this error")
@@ -206,4 +223,4 @@ def is_exception(text: str) -> bool:
 
 
 __all__ = ["Event", "FRAME_GAP", "Resolver", "Seen", "continues_event", "continues_traceback", "hit_incident",
-           "is_exception"]
+           "is_exception", "is_fatal"]
