@@ -33,17 +33,17 @@ _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 _WRAPPED = re.compile(r"^Some\((.*)\)$", re.S)  # Rust's Option
 
-# Where a dump's items start: the opening bracket, or the end of "with config: ".
+# Where a dump's items start: after the opening bracket, or after "with config: ".
 DUMP_OPENERS = (
-    ("non-default args", re.compile(r"non-default args: (\{)")),
-    ("ServerArgs", re.compile(r"\bServerArgs(\()")),
-    ("Namespace", re.compile(r"\bNamespace(\()")),
-    ("Args", re.compile(r"\bArgs (\{)")),
-    ("engine config", re.compile(r"with config: ()")),
+    ("non-default args", re.compile(r"non-default args: \{")),
+    ("ServerArgs", re.compile(r"\bServerArgs\(")),
+    ("Namespace", re.compile(r"\bNamespace\(")),
+    ("Args", re.compile(r"\bArgs \{")),
+    ("engine config", re.compile(r"with config: ")),
 )
 _LLAMA_SETTING = re.compile(r"^(?:llama_context|llama_new_context_with_model): +(?P<name>[a-z_]\w{0,40}) *= *(?P<value>\S{1,80})\s*$")
 _COMMAND = re.compile(
-    r"(?:^|[\s\"'$>])(?P<program>vllm serve|python3? -m (?:vllm\.entrypoints\.\S+|sglang\.launch_server)|sglang\.launch_server"
+    r"""(?:^|[\s"'$>/])(?P<program>vllm serve|python3? -m (?:vllm\.entrypoints\.\S+|sglang\.launch_server)|sglang\.launch_server"""
     r"|text-generation-launcher|llama-server|ollama_llama_server runner|ollama runner|trtllm-serve(?: serve)?)(?=\s|$)"
 )
 _ENV_NAME = re.compile(
@@ -81,9 +81,9 @@ def safe(name: str, value: Any) -> Any:
     return redact_secrets(value) if isinstance(value, str) else value
 
 
-def parse_items(text: str, start: int, closer: str | None) -> dict[str, Any]:
-    """``name: value`` / ``name=value`` items from ``text[start:]`` up to ``closer`` at depth
-    zero (or the end of the text: a dump cut short keeps what it shows)."""
+def parse_items(text: str, start: int) -> dict[str, Any]:
+    """``name: value`` / ``name=value`` items from ``text[start:]`` up to the bracket that
+    closes the dump (or the end of the text: a dump cut short keeps what it shows)."""
     items: dict[str, Any] = {}
     depth: list[str] = []
     quote = ""
@@ -104,10 +104,10 @@ def parse_items(text: str, start: int, closer: str | None) -> dict[str, Any]:
             depth.append(_CLOSERS[char])
         elif depth and char == depth[-1]:
             depth.pop()
-        elif not depth and (char == "," or char == closer):
+        elif not depth and (char == "," or char in ")}]"):  # an unmatched closer ends the dump too
             _add_item(items, text[piece_start:i])
             piece_start = i + 1
-            if char == closer or len(items) >= MAX_ITEMS:
+            if char != "," or len(items) >= MAX_ITEMS:
                 return items
         i += 1
     _add_item(items, text[piece_start:end])
@@ -144,8 +144,7 @@ def argument_dump(message: str) -> tuple[str, dict[str, Any]] | None:
     for kind, opener in DUMP_OPENERS:
         found = opener.search(message)
         if found is not None:
-            bracket = found.group(1)
-            return kind, parse_items(message, found.end(), _CLOSERS.get(bracket))
+            return kind, parse_items(message, found.end())
     setting = _LLAMA_SETTING.match(message)
     if setting is not None:
         name = setting.group("name")

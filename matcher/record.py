@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnose import Diagnosis
+from .findings import Run
 from .redact import redact_secrets
 from .runlog import ProcessLog, RunLog, process_key
 
@@ -130,6 +131,7 @@ class ProcessRecord:
     environment: dict[str, str]
     startup: dict[str, float]
     facts: dict[str, Any]
+    problems: list[dict[str, Any]] = field(default_factory=list)  # incidents on its lines: id, line, phase, facts
 
     @property
     def memory(self) -> dict[str, Any]:
@@ -146,7 +148,7 @@ class ProcessRecord:
     def as_dict(self) -> dict[str, Any]:
         return {"key": self.key, "tag": self.tag, "arguments": self.arguments,
                 "argument_sources": self.argument_sources, "environment": self.environment,
-                "memory": self.memory, "kv_cache": self.kv_cache, "facts": self.facts}
+                "memory": self.memory, "kv_cache": self.kv_cache, "facts": self.facts, "problems": self.problems}
 
 
 def startup_memory(startup: dict[str, float]) -> dict[str, float]:
@@ -168,9 +170,9 @@ def record(diagnosis: Diagnosis, log: RunLog | None = None) -> RunRecord:
     root = diagnosis.root_cause
     if root is not None:
         facts = {**facts, **root.facts}
-    facts = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in facts.items()}  # a model URL's password
+    facts = _redacted(facts)  # a model URL's password
     log = log or RunLog()
-    processes = _processes(log, run.origin_facts)
+    processes = _processes(log, run)
     arguments: dict[str, Any] = {}
     sources: list[str] = []
     environment: dict[str, str] = {}
@@ -215,18 +217,29 @@ def record(diagnosis: Diagnosis, log: RunLog | None = None) -> RunRecord:
     )
 
 
-def _processes(log: RunLog, origin_facts: dict[str, dict[str, Any]]) -> list[ProcessRecord]:
+def _processes(log: RunLog, run: Run) -> list[ProcessRecord]:
     """One record per tagged process that printed or showed anything the record keeps."""
-    tags = [t for t in dict.fromkeys([*log.processes, *origin_facts]) if t]
+    problems: dict[str, list[dict[str, Any]]] = {}
+    for finding in run.findings:
+        for incident in finding.incidents:
+            if incident.origin:
+                problems.setdefault(incident.origin, []).append(
+                    {"id": finding.id, "line": incident.line, "phase": incident.phase, "facts": _redacted(incident.facts)})
+    tags = [t for t in dict.fromkeys([*log.processes, *run.origin_facts, *problems]) if t]
     records = []
     for tag in tags:
         printed = log.processes.get(tag) or ProcessLog(tag)
-        facts = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in origin_facts.get(tag, {}).items()}
-        if not (printed.arguments or printed.environment or printed.startup or facts):
+        facts = _redacted(run.origin_facts.get(tag, {}))
+        if not (printed.arguments or printed.environment or printed.startup or facts or tag in problems):
             continue
         records.append(ProcessRecord(process_key(tag, tags), tag, printed.arguments, printed.argument_sources,
-                                     printed.environment, printed.startup, facts))
+                                     printed.environment, printed.startup, facts,
+                                     sorted(problems.get(tag, []), key=lambda p: p["line"])))
     return records
+
+
+def _redacted(facts: dict[str, Any]) -> dict[str, Any]:
+    return {k: redact_secrets(v) if isinstance(v, str) else v for k, v in facts.items()}
 
 
 def _is_number(value: Any) -> bool:

@@ -62,6 +62,8 @@ def render_record(rec: RunRecord) -> str:
                 summary.append(f"{len(process.arguments)} arguments ({', '.join(process.argument_sources)})")
             if process.environment:
                 summary.append(f"{len(process.environment)} environment variables")
+            summary.extend(f"{p['id']} at line {p['line']} ({_pairs(p['facts'])})" if p["facts"] else
+                           f"{p['id']} at line {p['line']}" for p in process.problems)
             lines.append(f"    {process.key:26} {'; '.join(summary)}")
     return "\n".join(lines) + "\n"
 
