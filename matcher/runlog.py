@@ -18,19 +18,26 @@ from typing import Any, BinaryIO
 
 from . import dumps
 from .normalize import parse_line
+from .prefilter import Anchor, Prefilter, make_prefilter, small_input_engine
 from .redact import prompt_free
 
 MAX_LINE = 64 * 1024  # bytes of one picked line that are read
 MAX_GPUS = 64
 MAX_PROCESSES = 64
 
-# One search per block for every kind of line the record reads.
-_PICK = re.compile(
-    rb"non-default args: \{|ServerArgs\(|Namespace\(|\bArgs \{|with config: |llama_context: |llama_new_context_with_model: "
-    rb"|vllm serve |launch_server|text-generation-launcher |llama-server |runner --|trtllm-serve "
-    rb"|env=\"?map\[|(?:PYTORCH_|CUDA_|HIP_|ROCR_|VLLM_|NCCL_|OLLAMA_|SGLANG_|GGML_|NVIDIA_VISIBLE)[A-Z0-9_]*="
-    rb"|on startup|msg=\"inference compute\"|[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d|MiB /"
+# Literals of every kind of line the record reads, searched for in one pass per block by the
+# scan's own prefilter engine (Hyperscan where installed); the line's own regexes decide.
+MARKERS = (
+    b"non-default args: {", b"ServerArgs(", b"Namespace(", b"Args {", b"with config: ",  # dumps
+    b"llama_context: ", b"llama_new_context_with_model: ",
+    b"vllm serve ", b"launch_server", b"text-generation-launcher ", b"llama-server ", b"runner --",  # commands
+    b"trtllm-serve ",
+    b"map[", b"PYTORCH_", b"CUDA_", b"HIP_VISIBLE", b"ROCR_VISIBLE", b"VLLM_", b"NCCL_", b"OLLAMA_",  # environment
+    b"SGLANG_", b"GGML_", b"NVIDIA_VISIBLE", b"MAX_",
+    b"on startup", b"inference compute",  # free memory at startup
+    b"0000:", b"MiB /",  # nvidia-smi rows: the bus id, the memory column
 )
+MAX_PICKED = 20_000  # lines read for the record; past that only timestamps (bounded work on hostile input)
 # Timestamps: ISO dates (SGLang, TGI, Ollama, Kubernetes), vLLM's "INFO 10-21 09:00:00", glog's "W1021 09:00:00".
 _STAMP = re.compile(
     rb"(?P<iso>\d{4}-\d\d-\d\d)[T ](?P<iso_time>\d\d:\d\d:\d\d)"
@@ -88,6 +95,9 @@ class RunLog:
     ended: str | None = None
     _carry: bytes = b""
 
+    _prefilter: Prefilter | None = None
+    _picked: int = 0
+
     def observe(self, stream: BinaryIO) -> _Observed:
         """The stream, unchanged, with every block it yields also read here."""
         return _Observed(stream, self)
@@ -109,15 +119,16 @@ class RunLog:
 
     def _block(self, block: bytes) -> None:
         self._timestamps(block)
-        position = 0
-        for found in _PICK.finditer(block):
-            if found.start() < position:
-                continue
-            start = block.rfind(b"\n", 0, found.start()) + 1
-            end = block.find(b"\n", found.end())
-            end = len(block) if end < 0 else end
-            position = end
-            self._line(block[start:min(end, start + MAX_LINE)].decode("utf-8", "replace"))
+        if self._picked >= MAX_PICKED:
+            return
+        if self._prefilter is None:
+            self._prefilter = make_prefilter([Anchor(marker, False) for marker in MARKERS],
+                                             small_input_engine(len(block)))
+        for candidate in self._prefilter.candidates(block):
+            self._picked += 1
+            if self._picked > MAX_PICKED:
+                return
+            self._line(block[candidate.start:min(candidate.end, candidate.start + MAX_LINE)].decode("utf-8", "replace"))
 
     def _timestamps(self, block: bytes) -> None:
         if self.started is None:
