@@ -44,7 +44,6 @@ _STAMP = re.compile(
     rb"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<md>\d\d-\d\d) (?P<md_time>\d\d:\d\d:\d\d)"
 )
 _TAIL = 8192  # the last timestamp of a block is looked for in its last bytes
-_SGLANG_TAG = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d((?: (?:TP|DP|PP|EP)\d{1,4}){1,4})\]")
 _PID = re.compile(r" pid=\d+")
 _FREE_AT_START = (
     # vLLM V1: "Free memory on device cuda:0 (22.35/23.56 GiB) on startup ... (0.95, 22.38 GiB)"
@@ -146,7 +145,7 @@ class RunLog:
         text = prompt_free(message.text)
         if text is None:  # a request echo: its prompt is no setting
             return
-        process = self._process(message.origin, line)
+        process = self._process(message.origin or "")
         dump = dumps.argument_dump(text)
         if dump is not None:
             process.add_arguments(*dump)
@@ -169,11 +168,7 @@ class RunLog:
                 }
         self._nvidia_smi(text)
 
-    def _process(self, origin: str | None, line: str) -> ProcessLog:
-        tag = origin
-        if tag is None:
-            sglang = _SGLANG_TAG.match(line.lstrip())
-            tag = sglang.group(1).strip() if sglang else ""
+    def _process(self, tag: str) -> ProcessLog:
         process = self.processes.get(tag)
         if process is None:
             if len(self.processes) >= MAX_PROCESSES:

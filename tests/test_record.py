@@ -289,3 +289,41 @@ def test_facts_from_stdin_keep_the_arguments():
     with open(V1_ARGS, "rb") as handle:
         result = CliRunner().invoke(main, ["facts", "-f", "json", "-"], input=handle.read(), catch_exceptions=False)
     assert json.loads(result.output)["arguments"]["tensor_parallel_size"] == 2
+
+
+SGLANG_RANKS = "corpus/sglang/sglang.startup.not-enough-memory--sgl-project-sglang-7691.log"  # "[... DP0 TP0]" x 8
+
+
+def test_facts_keep_each_sglang_rank_apart():
+    rec = facts_json(SGLANG_RANKS)
+    ranks = {p["key"]: p for p in rec["processes"]}
+    assert sorted(ranks) == sorted(f"DP{i} TP{i}" for i in range(8))
+    # "[2025-07-02 07:41:58 DP0 TP0] Load weight end. ... avail mem=21.73 GB, mem usage=166.59 GB."
+    assert ranks["DP0 TP0"]["memory"] == {"weights_gib": 166.59}
+    assert ranks["DP0 TP0"]["facts"]["post_load_free_gib"] == 21.73
+    assert "weights_gib" not in ranks["DP7 TP7"]["facts"]  # only rank 0 printed its weights here
+    assert [p["line"] for p in ranks["DP7 TP7"]["problems"]] == [3]
+
+
+SERVER_ARGS = ("[2025-07-02 07:40:01] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tokenizer_path="
+               "'deepseek-ai/DeepSeek-V3', kv_cache_dtype='auto', mem_fraction_static=0.85, max_total_tokens=131072, "
+               "chunked_prefill_size=8192, tp_size=8, dp_size=8, enable_dp_attention=True, json_model_override_args='{}', "
+               "lora_paths=None, api_key='plainsecret-abc-123', disable_cuda_graph=False, cuda_graph_bs=[1, 2, 4, 8])\n")
+
+
+def test_facts_read_sglang_server_args(tmp_path):
+    """SGLang's ServerArgs repr as it prints it at start (generated here: the corpus holds none) above a real log."""
+    path = tmp_path / "sglang.log"
+    path.write_text(SERVER_ARGS + open(SGLANG_RANKS, encoding="utf-8").read())
+    rec = facts_json(str(path))
+    args = rec["arguments"]
+    assert rec["argument_sources"] == ["ServerArgs"]
+    assert (args["mem_fraction_static"], args["tp_size"], args["dp_size"]) == (0.85, 8, 8)
+    assert args["enable_dp_attention"] is True and args["lora_paths"] is None
+    assert args["cuda_graph_bs"] == "[1, 2, 4, 8]" and args["json_model_override_args"] == "{}"
+    assert args["api_key"] == "[REDACTED]" and "plainsecret" not in invoke("facts", str(path)).output
+    assert rec["started"] == "2025-07-02 07:40:01"
+    fp8 = tmp_path / "sglang-fp8.log"
+    fp8.write_text(path.read_text().replace("kv_cache_dtype='auto'", "kv_cache_dtype='fp8_e5m2'"))
+    doc = json.loads(invoke("compare", "--format", "json", str(path), str(fp8)).output)
+    assert doc["changed"] == {"kv_cache_dtype": ["auto", "fp8_e5m2"]}
