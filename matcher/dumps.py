@@ -63,6 +63,8 @@ def value_of(raw: str) -> Any:
         text = wrapped.group(1).strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         return clip(text[1:-1], MAX_VALUE)
+    if text[:1] in ("'", '"'):  # a quote the cut line never closes
+        return clip(text[1:], MAX_VALUE)
     if _INT.match(text):
         return int(text)
     if _FLOAT.match(text):

@@ -38,6 +38,7 @@ MARKERS = (
     b"0000:", b"MiB /",  # nvidia-smi rows: the bus id, the memory column
 )
 MAX_PICKED = 20_000  # lines read for the record; past that only timestamps (bounded work on hostile input)
+MAX_DUMP_TEXT = 4 * 1024 * 1024  # characters read as argument dumps and command lines in one log
 # Timestamps: ISO dates (SGLang, TGI, Ollama, Kubernetes), vLLM's "INFO 10-21 09:00:00", glog's "W1021 09:00:00".
 _STAMP = re.compile(
     rb"(?P<iso>\d{4}-\d\d-\d\d)[T ](?P<iso_time>\d\d:\d\d:\d\d)"
@@ -96,6 +97,7 @@ class RunLog:
 
     _prefilter: Prefilter | None = None
     _picked: int = 0
+    _dump_text: int = 0
 
     def observe(self, stream: BinaryIO) -> _Observed:
         """The stream, unchanged, with every block it yields also read here."""
@@ -146,15 +148,17 @@ class RunLog:
         if text is None:  # a request echo: its prompt is no setting
             return
         process = self._process(message.origin or "")
-        dump = dumps.argument_dump(text)
-        if dump is not None:
-            process.add_arguments(*dump)
-        command = dumps.command_line(text)
-        if command is not None:
-            flags, environment = command
-            if flags:
-                process.add_arguments("command line", flags)
-            process.environment.update(environment)
+        if self._dump_text < MAX_DUMP_TEXT:
+            self._dump_text += len(text)
+            dump = dumps.argument_dump(text)
+            if dump is not None:
+                process.add_arguments(*dump)
+            command = dumps.command_line(text)
+            if command is not None:
+                flags, environment = command
+                if flags:
+                    process.add_arguments("command line", flags)
+                process.environment.update(environment)
         process.environment.update(dumps.environment(text))
         for pattern in _FREE_AT_START:
             found = pattern.search(text)

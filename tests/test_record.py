@@ -327,3 +327,25 @@ def test_facts_read_sglang_server_args(tmp_path):
     fp8.write_text(path.read_text().replace("kv_cache_dtype='auto'", "kv_cache_dtype='fp8_e5m2'"))
     doc = json.loads(invoke("compare", "--format", "json", str(path), str(fp8)).output)
     assert doc["changed"] == {"kv_cache_dtype": ["auto", "fp8_e5m2"]}
+
+
+def test_facts_on_hostile_dumps_stay_bounded(tmp_path):
+    """Generated here: dumps with unbalanced brackets and quotes, a 1 MiB value, a dump cut short."""
+    path = tmp_path / "hostile.log"
+    lines = [
+        "INFO 01-01 00:00:00 [utils.py:1] non-default args: {'a': '" + "x" * 30_000 + "', 'b': 2}",
+        "(APIServer pid=1) INFO 01-01 00:00:00 [utils.py:1] non-default args: {'z': '" + "z" * (1 << 20) + "', 'y': 2}",
+        "INFO 01-01 00:00:00 [utils.py:1] non-default args: {'c': ((((((([[[[{{{{, 'd': 3",
+        "INFO 01-01 00:00:00 [utils.py:1] args: Namespace(e='unterminated, f=4",
+        "Args { g: Some(\"x\"), h: " + "(" * 100_000,
+        *["INFO 01-01 00:00:00 [utils.py:1] non-default args: {" + "'k': [" * 5000 for _ in range(50)],
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["facts", "-f", "json", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0
+    rec = json.loads(result.output)
+    args = rec["arguments"]
+    assert len(args["a"]) <= 220 and args["a"].startswith("xxx")  # clipped
+    assert args["b"] == 2 and "d" not in args and args["g"] == "x"  # 'c' swallows the rest: its brackets never close
+    (api_server,) = rec["processes"]
+    assert api_server["arguments"]["z"].startswith("zzz") and "y" not in api_server["arguments"]  # read up to 64 KiB
