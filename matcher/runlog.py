@@ -39,7 +39,8 @@ MARKERS = (
 )
 MAX_PICKED = 20_000  # lines read for the record; past that only timestamps (bounded work on hostile input)
 MAX_DUMP_TEXT = 4 * 1024 * 1024  # characters read as argument dumps and command lines in one log
-# Timestamps: ISO dates (SGLang, TGI, Ollama, Kubernetes), vLLM's "INFO 10-21 09:00:00", glog's "W1021 09:00:00".
+
+# Timestamps: ISO dates (SGLang, TGI, Ollama, Kubernetes) and vLLM's "INFO 10-21 09:00:00".
 _STAMP = re.compile(
     rb"(?P<iso>\d{4}-\d\d-\d\d)[T ](?P<iso_time>\d\d:\d\d:\d\d)"
     rb"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<md>\d\d-\d\d) (?P<md_time>\d\d:\d\d:\d\d)"
@@ -89,15 +90,17 @@ class ProcessLog:
 
 @dataclass
 class RunLog:
+    """The record's own reading of one log: its processes (``""`` for untagged lines), the
+    GPUs of a pasted nvidia-smi table, the first and last timestamps."""
+
     processes: dict[str, ProcessLog] = field(default_factory=dict)
     gpus: list[Gpu] = field(default_factory=list)
     started: str | None = None
     ended: str | None = None
-    _carry: bytes = b""
-
-    _prefilter: Prefilter | None = None
-    _picked: int = 0
-    _dump_text: int = 0
+    _carry: bytes = field(default=b"", init=False, repr=False)  # an unfinished line
+    _prefilter: Prefilter | None = field(default=None, init=False, repr=False)
+    _picked: int = field(default=0, init=False, repr=False)  # lines read so far
+    _dump_text: int = field(default=0, init=False, repr=False)  # characters read as dumps so far
 
     def observe(self, stream: BinaryIO) -> _Observed:
         """The stream, unchanged, with every block it yields also read here."""
