@@ -18,6 +18,7 @@ from .catalog import Signature
 
 MAX_INCIDENTS = 32  # incidents kept per finding (the count goes on)
 MAX_LINES_KEPT = 32  # line numbers kept per finding
+MAX_PROCESSES = 64  # process or rank tags whose facts are kept apart
 
 # How much a diagnosis rests on, strongest first.
 TIERS = ("exact", "class", "partial", "fuzzy")
@@ -124,6 +125,7 @@ class Run:
     lines: int = 0
     facts: dict[str, Any] = field(default_factory=dict)
     fact_lines: dict[str, int] = field(default_factory=dict)
+    origin_facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # per process or rank tag
     phases: list[tuple[str, int]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     prompt_lines_skipped: int = 0

@@ -21,13 +21,14 @@ _PREFIXES = re.compile(
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
-    | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\ [\w-]{1,16}){0,3}\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
+    | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:)\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     )""",
     re.VERBOSE,
 )
 
+_STAGE = re.compile(r"(?: (?:TP|DP|PP|EP)\d{1,5}){1,3}")  # the parallel ranks SGLang puts in its header
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
@@ -72,6 +73,8 @@ def parse_line(line: str) -> Message:
         prefixed = True
         if match.group("origin"):
             origin = match.group("origin").rstrip(":")
+        elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
+            origin = match.group("stage").strip()  # SGLang's "DP0 TP1"
         if match.group("level") in ("ERROR", "CRITICAL"):
             error_level = True
         line = line[match.end():]

@@ -30,6 +30,11 @@ def command(a: str, b: str, fmt: str, catalogs: tuple[str, ...]) -> None:
             "changed": {k: list(v) for k, v in result.changed.items()},
             "memory_deltas": {k: list(v) for k, v in result.memory_deltas.items()},
             "knobs_changed": result.knobs_changed,
+            "processes": [{"key": p.key, "changed": {k: list(v) for k, v in p.changed.items()},
+                           "memory_deltas": {k: list(v) for k, v in p.memory_deltas.items()},
+                           "knobs_changed": p.knobs_changed} for p in result.processes],
+            "processes_only_in_a": result.only_in_a,
+            "processes_only_in_b": result.only_in_b,
         }, indent=2))
     else:
         echo(render_comparison(result), nl=False)

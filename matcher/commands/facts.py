@@ -13,16 +13,19 @@ from ..output import echo
 from ..read import InputError, open_input
 from ..record import RunRecord, record
 from ..report.record_text import render_record
+from ..runlog import RunLog
 from ..scan import Scanner
 
 
 def read_record(scanner: Scanner, path: str) -> RunRecord:
+    """Scan one log and read its run record on the same pass (stdin is read once)."""
+    log = RunLog()
     try:
         with open_input(path) as stream:
-            run = scanner.run(stream, "<stdin>" if path == "-" else path)
+            run = scanner.run(log.observe(stream), "<stdin>" if path == "-" else path)
     except InputError as exc:
         fail(str(exc))
-    return record(diagnose(run))
+    return record(diagnose(run), log.finish())
 
 
 @click.command("facts")

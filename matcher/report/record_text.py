@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..checklist import display
-from ..record import BUDGET_PARTS, Comparison, RunRecord
+from ..record import BUDGET_PARTS, Comparison, RunRecord, startup_memory
 
 BAR = 50
 FULL, EMPTY = "█", "·"
@@ -29,15 +29,52 @@ def render_record(rec: RunRecord) -> str:
         outcome += f" in phase {rec.failed_phase or 'unknown'}: {rec.root_cause}"
     lines.append(f"  outcome     {outcome}")
     lines.append(f"  reached     {rec.phase_reached or 'unknown'}")
+    if rec.started:
+        lines.append(f"  date        {rec.started}" + (f" to {rec.ended}" if rec.ended and rec.ended != rec.started else ""))
     settings = {k: v for k, v in rec.settings.items() if k != "model"}
     if settings:
         lines.append("  settings")
         lines.extend(f"    {k:26} {display(v)}" for k, v in settings.items())
+    others = {k: v for k, v in rec.arguments.items() if k not in rec.settings}
+    if others:
+        lines.append(f"  other arguments ({', '.join(rec.argument_sources)})")
+        lines.extend(f"    {k:26} {_value(v)}" for k, v in others.items())
+    if rec.environment:
+        lines.append("  environment")
+        lines.extend(f"    {k:26} {_value(v)}" for k, v in rec.environment.items())
+    for gpu in rec.gpus:
+        used = f", {display(gpu['used_gib'])} of {display(gpu['total_gib'])} GiB in use" if gpu["total_gib"] else ""
+        lines.append(f"  nvidia-smi  GPU {gpu['index']} {gpu['name']}{used}")
+    at_start = startup_memory(rec.startup)
+    if at_start:
+        lines.append("  at startup  " + _pairs(at_start))
     if rec.kv_cache:
         lines.append("  KV cache")
         lines.extend(f"    {k:26} {display(v)}" for k, v in rec.kv_cache.items())
     lines.extend(render_budget(rec))
+    if rec.processes:
+        lines.append("  per process")
+        for process in rec.processes:
+            shown = {**process.memory, **process.kv_cache}
+            rest = {k: v for k, v in process.facts.items() if k not in shown}
+            summary = [_pairs({**shown, **rest})] if shown or rest else []
+            if process.arguments:
+                summary.append(f"{len(process.arguments)} arguments ({', '.join(process.argument_sources)})")
+            if process.environment:
+                summary.append(f"{len(process.environment)} environment variables")
+            summary.extend(f"{p['id']} at line {p['line']} ({_pairs(p['facts'])})" if p["facts"] else
+                           f"{p['id']} at line {p['line']}" for p in process.problems)
+            lines.append(f"    {process.key:26} {'; '.join(summary)}")
     return "\n".join(lines) + "\n"
+
+
+def _value(value: Any) -> str:
+    text = "None" if value is None else display(value)
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {display(v)}" for k, v in values.items())
 
 
 def render_budget(rec: RunRecord) -> list[str]:
@@ -81,6 +118,17 @@ def render_comparison(cmp: Comparison) -> str:
         lines.append("")
         lines.append("  memory and KV cache")
         lines.extend(f"    {k:26} {_cell(x):>24} {_cell(y):>24}" for k, (x, y) in cmp.memory_deltas.items())
+    for process in cmp.processes:
+        lines.append("")
+        lines.append(f"  process {process.key}")
+        lines.extend(f"    {k:26} {_cell(x):>24} {_cell(y):>24}"
+                     for k, (x, y) in {**process.changed, **process.memory_deltas}.items())
+    if cmp.only_in_a or cmp.only_in_b:
+        lines.append("")
+        if cmp.only_in_a:
+            lines.append(f"  processes only in A: {', '.join(cmp.only_in_a)}")
+        if cmp.only_in_b:
+            lines.append(f"  processes only in B: {', '.join(cmp.only_in_b)}")
     knobs = cmp.knobs_changed
     lines.append("")
     if len(knobs) > 1:

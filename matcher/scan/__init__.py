@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..catalog import Catalog, Pattern, Signature
-from ..findings import Finding, Incident, Run, group
+from ..findings import MAX_PROCESSES, Finding, Incident, Run, group
 from ..normalize import parse_line
 from ..prefilter import (
     FOLLOW_BYTES,
@@ -246,7 +246,7 @@ class RunScan:
             self._joined_until = line_no + continuation_lines
         for index, hit in hits:
             if self.scanner.signatures[index].kind == "fact":
-                self._fact(self.scanner.signatures[index], hit.values, line_no)
+                self._fact(self.scanner.signatures[index], hit.values, line_no, message.origin)
         if closing:
             self._close()
         problem = False
@@ -339,7 +339,7 @@ class RunScan:
         frames = [f for _, f in self.phases.recent_frames(line_no)]
         return Seen(line_no, text, phase, source, frames, origin, dict(self.run.facts))
 
-    def _fact(self, sig: Signature, values: dict, line_no: int) -> None:
+    def _fact(self, sig: Signature, values: dict, line_no: int, origin: str | None = None) -> None:
         run = self.run
         engine = next(iter(sig.engines))
         if engine != "any":
@@ -352,6 +352,8 @@ class RunScan:
                 name = f"{engine}_version"
             run.facts[name] = value
             run.fact_lines[name] = line_no
+            if origin is not None and (origin in run.origin_facts or len(run.origin_facts) < MAX_PROCESSES):
+                run.origin_facts.setdefault(origin, {})[name] = value
         phase = sig.enters_phase
         if phase is None:
             return
