@@ -199,3 +199,20 @@ def test_torchrun_sigkill_while_loading_is_the_host_oom_killer() -> None:
 ])
 def test_serving_is_read_from_request_spans_and_worker_frames(log: str) -> None:
     assert scan(CORPUS / log)[0]["phase"] == "serving"
+
+
+def test_a_wrapper_quoting_a_kernel_fault_points_at_it() -> None:
+    """Ollama's client line 'llama runner process has terminated: CUDA error: an illegal memory
+    access ...' is a wrapper around a kernel fault: uncatalogued first, never a memory diagnosis."""
+    report = scan(CORPUS / "nonmemory" / "nonmemory-ollama--ollama-ollama-9018.log")[0]
+    assert report["root_cause"] == "uncatalogued"
+    assert "illegal memory access" in root(report)["evidence"]
+    assert {f["id"]: f["role"] for f in report["findings"]}["ollama.runner.terminated"] == "wrapper"
+
+
+def test_a_phase_named_after_the_error_chooses_the_symptoms_owner() -> None:
+    """A vLLM worker's OOM line comes before another worker's 'while processing method
+    load_model': the phase that follows the error decides the family (weight loading)."""
+    report = scan(CORPUS / "vllm" / "torch.cuda.oom-weight-loading--vllm-project-vllm-14095.log")[0]
+    assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
+    assert root(report)["tier"] == "class"

@@ -240,7 +240,7 @@ class RunScan:
             return
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
-        joined = self._rejoined(data, candidate, text, hits)
+        joined = self._rejoined(data, candidate, text, hits, kinds.wanted)
         if joined is not None:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
@@ -249,7 +249,7 @@ class RunScan:
                 self._fact(self.scanner.signatures[index], hit.values, line_no, message.origin)
         if closing:
             self._close()
-        problem = False
+        problem = wrapper_only = False
         shown = {self.scanner.signatures[i].symptom.name for i, _ in hits  # type: ignore[union-attr]
                  if self.scanner.signatures[i].kind == "symptom"}
         for index, hit in hits:
@@ -258,8 +258,9 @@ class RunScan:
                 continue
             if sig.kind == "symptom":
                 self._symptom(sig, hit, text, line_no, message.origin)
-            elif not _vetoed(sig, shown):
-                problem |= self._problem(sig, hit, text, line_no, message.origin, joined is not None)
+            elif not _vetoed(sig, shown) and self._problem(sig, hit, text, line_no, message.origin, joined is not None):
+                wrapper_only = sig.wrapper and (wrapper_only or not problem)
+                problem = True
         gated = kinds.gate and GATE.search(text) is not None
         errorish = problem or gated or message.error_level or kinds.gate and is_exception(text)
         if not errorish:
@@ -285,18 +286,26 @@ class RunScan:
                 else:
                     self.run.fuzzy_lines_dropped += 1
                 self._gated_seen += 1
-        elif is_exception(text):
-            event.last_exception_line = line_no
+        else:
+            if is_exception(text):
+                event.last_exception_line = line_no
+            if wrapper_only and is_fatal(text):
+                # A wrapper that quotes the native error it wraps ("runner process has terminated:
+                # CUDA error: ..."): the error is still uncatalogued, and the wrapper points at it.
+                event.keep(event.fatals, seen)
 
-    def _rejoined(self, data: bytes, candidate: Candidate, text: str,
-                  hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
+    def _rejoined(self, data: bytes, candidate: Candidate, text: str, hits: list[tuple[int, Hit]],
+                  wanted: frozenset[tuple[int, int]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
         """A message a terminal hard-wrapped (or an engine split) over the next lines, or padded
         with runs of spaces inside it, read whole (and squeezed) when that finds a problem the
-        line alone does not show. Returns the text read, its hits and the number of
-        continuation lines it took."""
-        if any(self.scanner.signatures[i].kind == "problem" and self.scanner.signatures[i].id not in self.scanner.generic
-               for i, _ in hits) or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or not GATE.search(text) \
-                or message_window(candidate)[1] < candidate.end:
+        line alone does not show. Tried on error-ish lines and on lines that hold a problem
+        wording's anchor that its regex did not match. Returns the text read, its hits and the
+        number of continuation lines it took."""
+        signatures = self.scanner.signatures
+        if any(signatures[i].kind == "problem" and signatures[i].id not in self.scanner.generic for i, _ in hits) \
+                or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or message_window(candidate)[1] < candidate.end:
+            return None
+        if not GATE.search(text) and not any(signatures[i].kind == "problem" for i, _ in wanted):
             return None
         pieces: list[str] = []
         position = candidate.end + 1
@@ -365,6 +374,9 @@ class RunScan:
             for _, incident in event.hits.values():
                 if incident.phase_source in ("unknown", "followers"):
                     incident.phase, incident.phase_source = phase, "followers"
+            for _, seen in event.symptoms:  # and so does a symptom, before its owner is chosen
+                if seen.phase_source in ("unknown", "followers"):
+                    seen.phase, seen.phase_source = phase, "followers"
         self.phases.enter(phase, line_no)
 
     def _symptom(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None) -> None:

@@ -149,7 +149,7 @@ class Resolver:
         if not any(not sig.wrapper for sig, _ in out):
             fuzzy = self.fuzzy(event.gated, found) if not out and not provisional else []
             out.extend(fuzzy)
-            if not fuzzy:
+            if all(sig.wrapper for sig, _ in fuzzy):  # a wrapper found by its template still points elsewhere
                 near = bool(last_incident) and event.first_line - last_incident <= NEAR_LINES
                 uncatalogued = self._uncatalogued(event, input_ended_at, wrapped=bool(out) or near)
                 if uncatalogued is not None:
