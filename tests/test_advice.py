@@ -254,3 +254,22 @@ def test_sglang_retraction_is_back_pressure_a_warning_that_passes_ci() -> None:
     assert got["findings"][0]["severity"] == "warning"
     assert CliRunner().invoke(main, ["scan", str(log)]).exit_code == 0
     assert CliRunner().invoke(main, ["scan", "--fail-on", "warning", str(log)]).exit_code == 1
+
+
+def test_a_family_chosen_by_phase_keeps_the_numbers_of_the_message_it_explains() -> None:
+    """TGI's shard dies while loading (ShardCannotStart after the OOM): the weight-loading family
+    is chosen by phase, and the OOM's own numbers (15.40 of 15.77 GiB reserved by this process,
+    the whole card allowed) drop the fixes about other processes and a per-process cap."""
+    found = report(CORPUS / "tgi" / "torch.cuda.oom--huggingface-text-generation-inference-866.log")
+    assert (found["root_cause"], found["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
+    root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
+    ids = [fix["id"] for fix in root["fixes"]]
+    assert "free-other-processes" not in ids and "raise-per-process-cap" not in ids
+    assert ids[0] == "split-over-gpus" and "--num-shard" in root["fixes"][0]["change"]
+
+
+def test_ggmls_error_report_names_the_engine_of_a_log_that_names_none() -> None:
+    """Ollama relays ggml's 'CUDA error: out of memory ... ggml-cuda.cu' as one string, with no
+    banner: the report's form is llama.cpp's, so is the family and its advice."""
+    found = report(CORPUS / "ollama" / "llamacpp.cuda.alloc-failed--ollama-ollama-3460.log")
+    assert found["root_cause"] == "llamacpp.cuda.alloc-failed"

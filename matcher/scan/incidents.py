@@ -145,6 +145,10 @@ class Resolver:
         if not specific:
             owned = self._owned(event, input_ended_at)
             if owned is not None and owned[0].id not in event.hits:
+                # The numbers of the message it explains (the generic wording on the same line).
+                for _, generic in out:
+                    if generic.line == owned[1].line:
+                        owned[1].facts = {**generic.facts, **owned[1].facts}
                 out.append(owned)
         if not any(not sig.wrapper for sig, _ in out):
             fuzzy = self.fuzzy(event.gated, found) if not out and not provisional else []

@@ -53,6 +53,11 @@ def _belongs(sig: Signature, engine: str | None) -> bool:
     return engine_fits(sig, engine)
 
 
+# Forms only one runtime prints, so they name the engine of a log that names none (Ollama relays
+# ggml's reports; the Metal and allocation forms are printed by several runtimes).
+RUNTIME_FORMS = {"ggml": "llamacpp"}
+
+
 class Symptoms:
     """The catalog's symptom classes and owner rules, ready to apply."""
 
@@ -102,7 +107,8 @@ class Symptoms:
                     search(rule.innermost_frame, innermost_frame, sig) if rule.innermost_frame is not None
                     else bool(rule.phases))):
                 continue
-            if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine) or not _holds(sig, rule, facts):
+            if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine or RUNTIME_FORMS.get(form or "")) \
+                    or not _holds(sig, rule, facts):
                 continue
             rank = (int(engine is not None and engine in sig.engines), rule.specificity, -order)
             if best is None or rank > best:
