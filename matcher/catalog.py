@@ -534,6 +534,7 @@ def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tupl
     engines = {e["name"]: _spec(e.get("versions"), path, f"engines[{i}].versions", anchors is None) for i, e in enumerate(doc["engines"])}
     sources = _expression_sources(doc)
     if anchors is None:
+        _check_references(doc, path)
         expressions: dict[str, expr.Expression] = {}
         for key, source in sources.items():
             try:
@@ -563,8 +564,28 @@ def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tupl
     )
 
 
+# A fix's ``when`` may name one of its signature's checks instead of restating its arithmetic.
+CHECK_REFERENCE = re.compile(r"checks\.(?P<check>[A-Za-z0-9_-]{1,64})\.(?P<state>failed|passed|unknown)")
+
+
+def check_reference(when: str) -> tuple[str, str] | None:
+    """``checks.<id>.failed`` (or ``passed``, ``unknown``) as (id, state), else None."""
+    match = CHECK_REFERENCE.fullmatch(when.strip())
+    return (match.group("check"), match.group("state")) if match else None
+
+
+def _check_references(doc: dict[str, Any], path: str) -> None:
+    checks = {check["id"] for check in doc.get("checks", [])}
+    for i, fix in enumerate(doc.get("fixes", [])):
+        reference = check_reference(fix["when"]) if isinstance(fix.get("when"), str) else None
+        if reference is not None and reference[0] not in checks:
+            raise CatalogError(f"{path}: fixes[{i}].when: no check '{reference[0]}' in this signature "
+                               f"(checks: {', '.join(sorted(checks)) or 'none'})")
+
+
 def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
-    """Every expression of a signature by its key path (``fixes[0].when`` ...)."""
+    """Every expression of a signature by its key path (``fixes[0].when`` ...); a ``when``
+    that names a check is not an expression."""
     sources: dict[str, str] = {}
     context = doc["match"].get("context", {})
     if "requires" in context:
@@ -578,7 +599,7 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
         if "fails_when" in check:
             sources[f"checks[{i}].fails_when"] = check["fails_when"]
     for i, fix in enumerate(doc.get("fixes", [])):
-        if "when" in fix:
+        if "when" in fix and check_reference(fix["when"]) is None:
             sources[f"fixes[{i}].when"] = fix["when"]
         for name, source in fix.get("values", {}).items():
             sources[f"fixes[{i}].values.{name}"] = source

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .applicability import Situation, fits, rank
+from .catalog import check_reference
 from .budget import BudgetError, check_spec, check_text
 from .expr import Unknown
 from .scan import Finding
@@ -65,12 +66,13 @@ def build(finding: Finding, run_facts: dict[str, Any]) -> Checklist:
     shared = _compute(sig, "values", sig.doc.get("values", {}), facts)
     scope = {**facts, **{v.name: v.value for v in shared}}
     checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.doc.get("checks", []))]
+    statuses = {check.id: check.status for check in checks}
     situation = Situation.of(finding.phase, facts)
     ranked = []
     for i, item in enumerate(sig.doc.get("fixes", [])):
         if not fits(item.get("applies_to"), situation):
             continue
-        fix = _fix(sig, i, item, scope, shared)
+        fix = _fix(sig, i, item, scope, shared, statuses)
         if fix is not None:
             ranked.append((rank(item.get("applies_to"), situation), i, fix))
     return Checklist(checks, [fix for _, _, fix in sorted(ranked, key=lambda r: r[:2])], shared)
@@ -117,9 +119,28 @@ def _check(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) ->
                        item.get("command"), status, detail)
 
 
+# A check's status -> whether a fix whose ``when`` names it in that state applies (None: unknown).
+_CHECK_STATES = {
+    "failed": {"fail": True, "pass": False, "unknown": None},
+    "passed": {"fail": False, "pass": True, "unknown": None},
+    "unknown": {"fail": False, "pass": False, "unknown": True},
+}
+
+
+def _applies(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
+             statuses: dict[str, str]) -> bool | None:
+    if "when" not in item:
+        return True
+    reference = check_reference(item["when"])
+    if reference is not None:
+        check, state = reference
+        return _CHECK_STATES[state][statuses[check]]
+    return _decide(sig, f"fixes[{index}].when", scope)
+
+
 def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
-         shared: list[ComputedValue]) -> FixResult | None:
-    applies = _decide(sig, f"fixes[{index}].when", scope) if "when" in item else True
+         shared: list[ComputedValue], statuses: dict[str, str]) -> FixResult | None:
+    applies = _applies(sig, index, item, scope, statuses)
     if applies is False:
         return None
     values = _compute(sig, f"fixes[{index}].values", item.get("values", {}), scope)

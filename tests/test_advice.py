@@ -273,3 +273,28 @@ def test_ggmls_error_report_names_the_engine_of_a_log_that_names_none() -> None:
     banner: the report's form is llama.cpp's, so is the family and its advice."""
     found = report(CORPUS / "ollama" / "llamacpp.cuda.alloc-failed--ollama-ollama-3460.log")
     assert found["root_cause"] == "llamacpp.cuda.alloc-failed"
+
+
+def test_validate_refuses_a_fix_whose_when_names_a_missing_check(tmp_path: Path) -> None:
+    text = (ROOT / "kb/pytorch/cuda-oom.yaml").read_text()
+    assert "when: checks.other-processes.failed" in text
+    (tmp_path / "pytorch").mkdir()
+    (tmp_path / "pytorch" / "cuda-oom.yaml").write_text(
+        text.replace("when: checks.other-processes.failed", "when: checks.other-process.failed"))
+    (tmp_path / "catalog.yaml").write_text("catalog_version: 2026.12.0\nschema_version: 1\nchangelog: []\n"
+                                           "overrides: [torch.cuda.oom]\n")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "cuda-oom.yaml: fixes[0].when: no check 'other-process' in this signature" in result.output
+
+
+def test_a_fix_that_names_a_check_follows_its_verdict() -> None:
+    """'when: checks.other-processes.failed': shown first when other processes hold memory,
+    dropped when this process holds it all (both from real logs' numbers)."""
+    for log, status, shown in (("tgi/torch.cuda.oom--huggingface-text-generation-inference-653.log", "fail", True),
+                               ("tgi/torch.cuda.oom--huggingface-text-generation-inference-866.log", "pass", False)):
+        found = report(CORPUS / log)
+        root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
+        assert next(c for c in root["checks"] if c["id"] == "other-processes")["status"] == status
+        ids = [fix["id"] for fix in root["fixes"]]
+        assert ("free-other-processes" in ids[:1]) is shown, ids

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..catalog import Catalog, Signature
+from ..catalog import Catalog, Signature, check_reference
 from ..checklist import change_templates
 from ..output import echo
 from ..redact import redact
@@ -87,7 +87,9 @@ def _fix(fix: dict) -> Item:
     lines = [("change", fix["change"])]
     lines.extend(("without the numbers", text) for text in change_templates(fix)[1:])
     if "when" in fix:
-        lines.append(("only when", fix["when"]))
+        reference = check_reference(fix["when"])
+        lines.append(("only when", fix["when"] if reference is None else
+                      f"the check '{reference[0]}' {dict(failed='fails', passed='passes', unknown='cannot tell')[reference[1]]}"))
     for key, label in (("phases", "only in phases"), ("engines", "only for engines"), ("devices", "only on devices"),
                        ("leads_in", "first in phases")):
         if key in fix.get("applies_to", {}):
