@@ -26,6 +26,7 @@ from ..normalize import parse_line
 from ..prefilter import (
     FOLLOW_BYTES,
     FOLLOW_LINES,
+    SMALL_INPUT,
     Candidate,
     Prefilter,
     engine_name,
@@ -161,6 +162,7 @@ class RunScan:
         self.run = Run(name)
         self.on_incident = on_incident
         self.lines = LineMatcher(scanner.index)
+        self._large = False  # past one small block: rejoined texts are searched by the configured engine
         self.phases = PhaseTracker(scanner.frame_maps, phases=self.run.phases)
         self.engines = EngineTracker(counts=self.run.engine_counts)
         self.fuzzy = Fuzzy(scanner.signatures)
@@ -182,6 +184,7 @@ class RunScan:
 
     def scan_block(self, data: bytes, first_line: int, candidates: list[Candidate]) -> int:
         """Handle a block's candidate lines; the block's newlines are counted once, on the way."""
+        self._large = self._large or len(data) > SMALL_INPUT
         line = first_line
         position = 0
         for candidate in candidates:
@@ -194,6 +197,7 @@ class RunScan:
 
     def scan_segment(self, segment: Segment, first_line: int) -> int:
         """Handle the candidate lines a worker found in one segment (split.py)."""
+        self._large = True
         for candidate, offset in zip(segment.candidates, segment.line_offsets):
             self._line(segment.data, candidate, first_line + offset)
         if segment.size:
@@ -324,13 +328,22 @@ class RunScan:
             position = stop + 1
         if not pieces and _PADDING.search(text) is None:
             return None
-        alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_anywhere(piece)}
+        # Every shorter reading is a prefix of the longest one with the same glue, so the
+        # anchors of the longest readings bound what any reading can match: the literals are
+        # looked for once per glue, not once per reading.
+        longest = [text + glue + glue.join(pieces) for glue in (("", " ") if pieces else ("",))]
+        engine = self.scanner.prefilter if self._large else None
+        anchored = frozenset().union(*(self.lines.anchored(t, engine)
+                                       for t in {*longest, *(_PADDING.sub(" ", t) for t in longest)}))
+        if not any(signatures[i].kind == "problem" for i, _ in anchored):
+            return None
+        alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_only(piece, anchored)}
         for count in range(len(pieces), -1, -1):
             for glue in ("", " ") if count else ("",):
                 joined = text + glue + glue.join(pieces[:count])
                 for candidate in dict.fromkeys((joined, _PADDING.sub(" ", joined))):
-                    found = self.lines.confirm_anywhere(candidate)
-                    if any(self.scanner.signatures[i].kind == "problem" and i not in alone for i, _ in found):
+                    found = self.lines.confirm_only(candidate, anchored)
+                    if any(signatures[i].kind == "problem" and i not in alone for i, _ in found):
                         return candidate, found, count
         return None
 

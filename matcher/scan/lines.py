@@ -18,7 +18,7 @@ from .. import facts as factlib
 from ..catalog import CompiledRegex, LazyRegex, Pattern, Signature
 from ..normalize import Message, parse_line
 from ..redact import prompt_free
-from ..prefilter import Anchor
+from ..prefilter import Anchor, Prefilter
 
 REGEX_TIMEOUT = 0.25  # seconds a partial match of a cut line may take
 CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per run
@@ -173,15 +173,24 @@ class LineMatcher:
                 wanted |= patterns
         return frozenset(wanted)
 
-    def confirm_anywhere(self, text: str) -> list[tuple[int, Hit]]:
-        """Every signature's every pattern on a text the prefilter never saw whole (a line
-        rejoined from wrapped pieces): only the signatures whose anchors occur in it."""
+    def anchored(self, text: str, engine: Prefilter | None = None) -> frozenset[tuple[int, int]]:
+        """The patterns whose anchors occur in a text the prefilter never saw whole (a line
+        rejoined from wrapped pieces), found by ``engine`` or, for a small input, by a look for
+        each literal."""
+        if engine is not None:
+            found = engine.candidates(text.encode("utf-8", "replace"))
+            targets = self.index.targets
+            return frozenset().union(*(targets[a].patterns for c in found for a in c.anchors))
         lowered = text.lower()
         wanted: set[tuple[int, int]] = set()
         for literal, caseless, patterns in self.index.pattern_literals():
             if literal in (lowered if caseless else text):
                 wanted |= patterns
-        return self._confirm_all(text, frozenset(wanted)) if wanted else []
+        return frozenset(wanted)
+
+    def confirm_only(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
+        """The hits of ``wanted`` patterns on a text, not memoised (rejoined texts rarely repeat)."""
+        return self._confirm_all(text, wanted) if wanted else []
 
 
 def json_forms(literal: str) -> list[str]:
