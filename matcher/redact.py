@@ -124,7 +124,9 @@ def prompt_free(text: str) -> str | None:
     request echo with nothing else on it."""
     if not _PROMPT_KEY.search(text):  # a cheap look first: most lines name no prompt field
         return text
-    stripped = _sub_prompts(_cut_request_echo(text, ""), "")
+    stripped = _cut_request_echo(text, "")
+    if stripped is text:  # a vLLM request echo holds nothing else a user wrote but token ids
+        stripped = _sub_prompts(text, "")
     if stripped == text:
         return text
     lowered = stripped.lower()

@@ -244,7 +244,7 @@ class RunScan:
             return
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
-        joined = self._rejoined(data, candidate, text, hits, kinds.wanted)
+        joined = self._rejoined(data, candidate, text, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
@@ -298,18 +298,16 @@ class RunScan:
                 # CUDA error: ..."): the error is still uncatalogued, and the wrapper points at it.
                 event.keep(event.fatals, seen)
 
-    def _rejoined(self, data: bytes, candidate: Candidate, text: str, hits: list[tuple[int, Hit]],
-                  wanted: frozenset[tuple[int, int]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
+    def _rejoined(self, data: bytes, candidate: Candidate, text: str,
+                  hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
         """A message a terminal hard-wrapped (or an engine split) over the next lines, or padded
         with runs of spaces inside it, read whole (and squeezed) when that finds a problem the
-        line alone does not show. Tried on error-ish lines and on lines that hold a problem
-        wording's anchor that its regex did not match. Returns the text read, its hits and the
-        number of continuation lines it took."""
+        line alone does not show. Returns the text read, its hits and the number of
+        continuation lines it took."""
         signatures = self.scanner.signatures
         if any(signatures[i].kind == "problem" and signatures[i].id not in self.scanner.generic for i, _ in hits) \
-                or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or message_window(candidate)[1] < candidate.end:
-            return None
-        if not GATE.search(text) and not any(signatures[i].kind == "problem" for i, _ in wanted):
+                or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or not GATE.search(text) \
+                or message_window(candidate)[1] < candidate.end:
             return None
         pieces: list[str] = []
         position = candidate.end + 1
