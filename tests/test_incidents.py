@@ -216,3 +216,18 @@ def test_a_phase_named_after_the_error_chooses_the_symptoms_owner() -> None:
     report = scan(CORPUS / "vllm" / "torch.cuda.oom-weight-loading--vllm-project-vllm-14095.log")[0]
     assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
     assert root(report)["tier"] == "class"
+
+
+def test_vllms_sleep_mode_allocator_out_of_memory_on_wake_up() -> None:
+    """'CUDA Error: out of memory at .../cumem_allocator.cpp:62' (vLLM's sleep-mode allocator, as
+    RL trainers wake it) is a CUDA runtime out-of-memory, in the serving phase of its frames."""
+    for log in ("vllm/cuda.runtime.out-of-memory--vllm-project-vllm-13941.log",
+                "vllm/cuda.runtime.out-of-memory--TideDra-lmm-r1-43.log"):
+        report = scan(CORPUS / log)[0]
+        assert (report["root_cause"], report["phase"]) == ("cuda.runtime.out-of-memory", "serving"), log
+
+
+def test_an_nccl_segment_it_may_not_open_is_not_a_full_dev_shm() -> None:
+    """'Call to shm_open failed : Permission denied' before the segment error: permissions, not size."""
+    report = scan(CORPUS / "nonmemory" / "nonmemory-nccl--NVIDIA-nccl-328.log")[0]
+    assert not [f for f in report["findings"] if f["id"] == "nccl.shm.insufficient"]

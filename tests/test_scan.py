@@ -26,6 +26,10 @@ def test_normalize_strips_wrappers():
     assert normalize('{"level":"ERROR","fields":{"message":"Shard 0 failed"}}') == "Shard 0 failed"
     assert normalize('{"log":"INFO 05-01 10:00:00 a.py:1] inner\\n","stream":"stderr"}') == "inner"
     assert normalize("[pod/vllm-0/vllm] 2024-05-01T10:00:00Z INFO 05-01 10:00:00 [x.py:1] hi") == "hi"
+    # Google Cloud Logging's export of a GKE container (the line of corpus log vllm-29049)
+    assert normalize("INFO 2025-11-19T20:16:36.096677269Z [resource.labels.containerName: vllm] (EngineCore_DP0 "
+                     "pid=270) ERROR 11-19 12:16:36 [v1/engine/core.py:842] self.model_runner._dummy_sampler_run()") \
+        == "self.model_runner._dummy_sampler_run()"
 
 
 def test_free_memory_facts_and_computed_fix(scanner):
