@@ -192,18 +192,26 @@ def fill(template: str | None, scope: dict[str, Any]) -> str | None:
             value = scope[name]
             if spec:
                 check_spec(spec)
-            out.append(format(value, spec) if spec else display(value))
+            out.append(clip_value(format(value, spec)) if spec else display(value))
     except (ValueError, TypeError):
         return None
     return check_text("".join(out))
+
+
+MAX_SHOWN = 48  # characters of one value shown in a checklist; a longer one came from a hostile or broken log
 
 
 def display(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             return str(value)
-        return format(round(value, 4), "g") if abs(value) < 1e6 else str(int(value))
-    return str(value)
+        return clip_value(format(round(value, 4), "g") if abs(value) < 1e6 else str(int(value)))
+    return clip_value(str(value))
+
+
+def clip_value(text: str) -> str:
+    """A value as shown: one too long to be a real setting or size keeps its start and its length."""
+    return text if len(text) <= MAX_SHOWN else f"{text[:16]}...({len(text)} characters)"
 
 
 def placeholders(template: str) -> set[str]:

@@ -21,6 +21,7 @@ KV = CORPUS / "vllm" / "vllm.kv-cache.max-model-len-exceeds-capacity--vllm-proje
 MMAP = CORPUS / "host" / "host.memory.mmap-failed--vllm-project-vllm-759.log"
 FREE = CORPUS / "vllm" / "vllm.startup.free-memory-below-utilization--vllm-project-vllm-25837.log"
 TGI = CORPUS / "generated" / "tgi-warmup-prefill-oom.log"
+WATCHDOG = CORPUS / "nccl" / "nccl.watchdog.timeout--NVIDIA-nccl-1409.log"
 
 # (log, text in it, hostile replacement): the four crash sites the number fuzzer found.
 CASES = {
@@ -28,6 +29,9 @@ CASES = {
     "bytes fact that overflows to infinity": (MMAP, "mmap 16933256392 bytes", "mmap " + "9" * 400 + " bytes"),
     "infinite GiB fact filled into a check": (FREE, "(3.22/4.0 GiB)", "(3.22/" + "4" * 310 + ".0 GiB)"),
     "version of 4400 digits": (TGI, "text-generation-inference:3.0.1", "text-generation-inference:3.0." + "9" * 4400),
+    # found by the long run: two such numbers filled into one check's text passed its size budget
+    "two long numbers in one filled text": (WATCHDOG, "Timeout(ms)=600000) ran for 600026 milliseconds",
+                                            "Timeout(ms)=" + "6" * 4200 + ") ran for " + "7" * 4200 + " milliseconds"),
 }
 
 
