@@ -101,7 +101,6 @@ def test_a_wrapper_never_hides_the_real_non_memory_error(log):
 
 @pytest.mark.parametrize("log", [
     "nonmemory/nonmemory-nccl--NVIDIA-nccl-1589.log",  # a /dev/shm segment that does not exist
-    "nonmemory/nonmemory-sglang--shader-slang-slang-6738.log",  # illegal memory access during graph capture
     "nonmemory/nonmemory-nccl--NVIDIA-nccl-1410.log",  # NCCL 'unhandled cuda error', not out of memory
 ])
 def test_non_memory_failures_get_no_memory_diagnosis(log):
@@ -111,10 +110,11 @@ def test_non_memory_failures_get_no_memory_diagnosis(log):
     assert memory == []
 
 
-def test_an_illegal_memory_access_is_reported_as_uncatalogued_not_as_capture_oom():
-    (report,) = scan(CORPUS / "nonmemory/nonmemory-sglang--shader-slang-slang-6738.log")
-    assert report["root_cause"] == "uncatalogued"
+def test_an_illegal_memory_access_during_capture_is_a_kernel_fault_not_capture_oom():
+    (report,) = scan(CORPUS / "sglang/cuda.kernel.fault--shader-slang-slang-6738.log")
+    assert report["root_cause"] == "cuda.kernel.fault"
     assert "illegal memory access" in root(report)["evidence"]
+    assert "sglang.cudagraph.oom-during-capture" not in {f["id"] for f in report["findings"]}
 
 
 def test_healthy_logs_stay_silent():
