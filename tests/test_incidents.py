@@ -203,11 +203,11 @@ def test_serving_is_read_from_request_spans_and_worker_frames(log: str) -> None:
 
 def test_a_wrapper_quoting_a_kernel_fault_points_at_it() -> None:
     """Ollama's client line 'llama runner process has terminated: CUDA error: an illegal memory
-    access ...' is a wrapper around a kernel fault: uncatalogued first, never a memory diagnosis."""
-    report = scan(CORPUS / "nonmemory" / "nonmemory-ollama--ollama-ollama-9018.log")[0]
-    assert report["root_cause"] == "uncatalogued"
+    access ...' wraps a kernel fault: the fault is the root cause, never a memory diagnosis."""
+    report = scan(CORPUS / "ollama" / "cuda.kernel.fault--ollama-ollama-9018.log")[0]
+    assert report["root_cause"] == "cuda.kernel.fault"
     assert "illegal memory access" in root(report)["evidence"]
-    assert {f["id"]: f["role"] for f in report["findings"]}["ollama.runner.terminated"] == "wrapper"
+    assert [f["id"] for f in report["findings"] if f["role"] != "wrapper"] == ["cuda.kernel.fault"]
 
 
 def test_a_phase_named_after_the_error_chooses_the_symptoms_owner() -> None:
