@@ -101,7 +101,6 @@ def test_a_wrapper_never_hides_the_real_non_memory_error(log):
 
 @pytest.mark.parametrize("log", [
     "nonmemory/nonmemory-nccl--NVIDIA-nccl-1589.log",  # a /dev/shm segment that does not exist
-    "nonmemory/nonmemory-sglang--shader-slang-slang-6738.log",  # illegal memory access during graph capture
     "nonmemory/nonmemory-nccl--NVIDIA-nccl-1410.log",  # NCCL 'unhandled cuda error', not out of memory
 ])
 def test_non_memory_failures_get_no_memory_diagnosis(log):
@@ -111,10 +110,11 @@ def test_non_memory_failures_get_no_memory_diagnosis(log):
     assert memory == []
 
 
-def test_an_illegal_memory_access_is_reported_as_uncatalogued_not_as_capture_oom():
-    (report,) = scan(CORPUS / "nonmemory/nonmemory-sglang--shader-slang-slang-6738.log")
-    assert report["root_cause"] == "uncatalogued"
+def test_an_illegal_memory_access_during_capture_is_a_kernel_fault_not_capture_oom():
+    (report,) = scan(CORPUS / "sglang/cuda.kernel.fault--shader-slang-slang-6738.log")
+    assert report["root_cause"] == "cuda.kernel.fault"
     assert "illegal memory access" in root(report)["evidence"]
+    assert "sglang.cudagraph.oom-during-capture" not in {f["id"] for f in report["findings"]}
 
 
 def test_healthy_logs_stay_silent():
@@ -203,11 +203,11 @@ def test_serving_is_read_from_request_spans_and_worker_frames(log: str) -> None:
 
 def test_a_wrapper_quoting_a_kernel_fault_points_at_it() -> None:
     """Ollama's client line 'llama runner process has terminated: CUDA error: an illegal memory
-    access ...' is a wrapper around a kernel fault: uncatalogued first, never a memory diagnosis."""
-    report = scan(CORPUS / "nonmemory" / "nonmemory-ollama--ollama-ollama-9018.log")[0]
-    assert report["root_cause"] == "uncatalogued"
+    access ...' wraps a kernel fault: the fault is the root cause, never a memory diagnosis."""
+    report = scan(CORPUS / "ollama" / "cuda.kernel.fault--ollama-ollama-9018.log")[0]
+    assert report["root_cause"] == "cuda.kernel.fault"
     assert "illegal memory access" in root(report)["evidence"]
-    assert {f["id"]: f["role"] for f in report["findings"]}["ollama.runner.terminated"] == "wrapper"
+    assert [f["id"] for f in report["findings"] if f["role"] != "wrapper"] == ["cuda.kernel.fault"]
 
 
 def test_a_phase_named_after_the_error_chooses_the_symptoms_owner() -> None:
