@@ -10,10 +10,12 @@ one Markdown table row is printed for ``corpus/FIRST-SEEN.md``:
 - root cause right first: failures whose reported root cause is the expected id (a memory
   failure that no signature fits counts as right when nothing, or ``uncatalogued``, is named);
 - phase right: failures whose reported phase is the expected one;
-- memory diagnoses on non-memory logs: healthy and non-memory logs on which any catalog
-  problem signature (anything but ``uncatalogued``) is reported at warning or error, other
-  than a wrapper ("Engine core initialization failed", "Shard 0 failed to start"), which
-  only says that something else failed (``--count-wrappers`` counts them too).
+- memory diagnoses on non-memory logs: healthy and non-memory logs on which a catalog problem
+  signature that diagnoses a lack of memory (tagged ``gpu-memory`` or ``host-memory``) is
+  reported at warning or error, other than a wrapper ("Engine core initialization failed",
+  "Shard 0 failed to start"), which only says that something else failed
+  (``--count-wrappers`` counts them too). A failure of another kind that has its own
+  signature (a kernel fault, GPU hardware, tagged ``not-memory``) is not a memory diagnosis.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 import yaml
 
 NOT_A_DIAGNOSIS = {None, "uncatalogued"}
+MEMORY_TAGS = {"gpu-memory", "host-memory"}  # a report without tags (an older logkb) counts every finding
 
 
 def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool = False) -> dict[str, int]:
@@ -64,7 +67,8 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
             counts["quiet_logs"] += 1
             loud = [f["id"] for f in report["findings"]
                     if f["id"] not in NOT_A_DIAGNOSIS and f["severity"] in ("error", "warning")
-                    and (count_wrappers or f["role"] != "wrapper")]
+                    and (count_wrappers or f["role"] != "wrapper")
+                    and (f["role"] == "wrapper" or MEMORY_TAGS & set(f.get("tags", MEMORY_TAGS)))]
             counts["loud"] += bool(loud)
             if details:
                 print(f"{'LOUD' if loud else 'ok  '} {log.name}: {loud or found}", file=sys.stderr)

@@ -56,6 +56,7 @@ def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
     return {
         "id": finding.id,
         "title": sig.title,
+        "tags": list(sig.doc.get("tags", [])),
         "severity": finding.severity,
         "role": report.diagnosis.roles.get(finding.id, "related"),
         "phase": finding.phase,
