@@ -68,12 +68,16 @@ def test_each_family_has_at_least_two_real_logs():
 @pytest.mark.parametrize("log", ALL, ids=lambda p: p.name)
 def test_root_cause_phase_and_first_fix(log):
     family = log.name.split("--")[0]
-    expect = sidecar(log)["expect"]
+    meta = sidecar(log)
+    expect = meta["expect"]
     (report,) = scan(str(log))
+    if "gap" in meta and report["root_cause"] != family:
+        assert report["root_cause"] in (None, "uncatalogued")  # a known miss ('logkb test' lists it), never another diagnosis
+        return
     assert report["root_cause"] == family
     finding = root(report)
     assert any(i["line"] <= expect["line"] <= i["last_line"] for i in finding["incidents"])  # the event holding it
-    if "gap" not in sidecar(log):  # a known miss of the phase is listed by 'logkb test'
+    if "gap" not in meta:  # a known miss of the phase is listed by 'logkb test'
         assert report["phase"] == expect["phase"]
     first = FIRST_FIX[family]
     if isinstance(first, dict):

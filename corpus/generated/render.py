@@ -1264,8 +1264,9 @@ def llamacpp_samples() -> list[Sample]:
         log = llamacpp_head(build) + ["llama_new_context_with_model:      CUDA0 compute buffer size =   560.00 MiB",
                                       "llama_new_context_with_model: graph nodes  = 1030", M(line)]
         out.append(Sample("llamacpp-not-enough-space", label, versions, "llamacpp", str(build),
-                          "llamacpp.cuda.alloc-failed", "warmup", log,
-                          note="A graph larger than the reserved buffer: an allocator mismatch rather than a full GPU."))
+                          None, "warmup", log,
+                          note="A graph larger than the reserved buffer: an allocator mismatch (a bug or changed "
+                               "shapes) rather than a full GPU, so no memory diagnosis."))
     for build, line, label, versions, gap in (
             (3000, '{"tid":"139871","timestamp":1718000000,"level":"ERR","function":"update_slots","line":1953,'
                    '"msg":"input is too large to process. increase the physical batch size","id_slot":0,"id_task":7}',
