@@ -80,10 +80,14 @@ class Scanner:
         """The configured engine (prefilter.engine_name), built on first use."""
         return make_prefilter(self.anchors)
 
+    @cached_property
+    def small_prefilter(self) -> Prefilter:
+        """The portable engine, which needs no set-up: for inputs of one small block."""
+        return make_prefilter(self.anchors, "python")
+
     def prefilter_for(self, size: int | None) -> Prefilter:
         """The engine for an input that is one block of ``size`` bytes (None: several)."""
-        engine = small_input_engine(size)
-        return self.prefilter if engine is None else make_prefilter(self.anchors, engine)
+        return self.prefilter if small_input_engine(size) is None else self.small_prefilter
 
     def run(self, stream: BinaryIO, name: str) -> Run:
         """Scan one input to the end."""
@@ -162,7 +166,7 @@ class RunScan:
         self.run = Run(name)
         self.on_incident = on_incident
         self.lines = LineMatcher(scanner.index)
-        self._large = False  # past one small block: rejoined texts are searched by the configured engine
+        self._large = False  # past one small block: rejoined texts are searched by the input's engine
         self.phases = PhaseTracker(scanner.frame_maps, phases=self.run.phases)
         self.engines = EngineTracker(counts=self.run.engine_counts)
         self.fuzzy = Fuzzy(scanner.signatures)
@@ -330,7 +334,7 @@ class RunScan:
         # anchors of the longest readings bound what any reading can match: the literals are
         # looked for once per glue, not once per reading.
         longest = [text + glue + glue.join(pieces) for glue in (("", " ") if pieces else ("",))]
-        engine = self.scanner.prefilter if self._large else None
+        engine = self.scanner.prefilter_for(None if self._large else SMALL_INPUT)
         anchored = frozenset().union(*(self.lines.anchored(t, engine)
                                        for t in {*longest, *(_PADDING.sub(" ", t) for t in longest)}))
         if not any(signatures[i].kind == "problem" for i, _ in anchored):

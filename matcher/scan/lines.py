@@ -79,7 +79,7 @@ class AnchorIndex:
 
     def pattern_literals(self) -> list[tuple[str, bool, set[tuple[int, int]]]]:
         """The anchors that lead to patterns, decoded (lower-case when caseless), with their
-        patterns: for texts the prefilter never saw (rejoined or cut lines)."""
+        patterns: for the end of a line cut inside one."""
         if self._texts is None:
             self._texts = [(a.literal.decode("utf-8", "replace"), a.caseless, t.patterns)
                            for a, t in zip(self.anchors, self.targets) if t.patterns]
@@ -173,20 +173,12 @@ class LineMatcher:
                 wanted |= patterns
         return frozenset(wanted)
 
-    def anchored(self, text: str, engine: Prefilter | None = None) -> frozenset[tuple[int, int]]:
-        """The patterns whose anchors occur in a text the prefilter never saw whole (a line
-        rejoined from wrapped pieces), found by ``engine`` or, for a small input, by a look for
-        each literal."""
-        if engine is not None:
-            found = engine.candidates(text.encode("utf-8", "replace"))
-            targets = self.index.targets
-            return frozenset().union(*(targets[a].patterns for c in found for a in c.anchors))
-        lowered = text.lower()
-        wanted: set[tuple[int, int]] = set()
-        for literal, caseless, patterns in self.index.pattern_literals():
-            if literal in (lowered if caseless else text):
-                wanted |= patterns
-        return frozenset(wanted)
+    def anchored(self, text: str, engine: Prefilter) -> frozenset[tuple[int, int]]:
+        """The patterns whose anchors ``engine`` finds in a text the prefilter never saw whole
+        (a line rejoined from wrapped pieces)."""
+        found = engine.candidates(text.encode("utf-8", "replace"))
+        targets = self.index.targets
+        return frozenset().union(*(targets[a].patterns for c in found for a in c.anchors))
 
     def confirm_only(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
         """The hits of ``wanted`` patterns on a text, not memoised (rejoined texts rarely repeat)."""
