@@ -32,6 +32,11 @@ _PREFIXES = re.compile(
 _STAGE = re.compile(r"(?: (?:TP|DP|PP|EP)\d{1,5}){1,3}")  # the parallel ranks SGLang puts in its header
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
+# Words that make a message error-ish, lower-case: the scan's events and fuzzy gate are built from
+# them, and a line whose prompt was cut out stays an error line only if it still holds one.
+ERRORISH_WORDS = ("error", "exception", "out of memory", "failed", "not enough", "insufficient",
+                  "cannot allocate", "unable to allocate", "killed")
+
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
 # Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"
 # and "[TRT-LLM] [RANK 1] [E]".

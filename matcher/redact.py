@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .normalize import ERRORISH_WORDS
+
 
 class _OnFirstUse:
     """A regex compiled when first used: a run that writes no secret-shaped text never needs
@@ -90,8 +92,6 @@ _REQUEST_ECHO = _OnFirstUse(r"Received request \S{1,200}: prompt: ")
 # Where a prompt may start: the key without its look-behind, whose literal first letters let the
 # regex engine skip ahead; _PROMPT is then tried only at these places.
 _PROMPT_KEY = _OnFirstUse(_PROMPT_KEYS + r"['\"]?[ \t]{0,4}[:=]")
-_ERRORISH = ("error", "exception", "out of memory", "failed", "killed", "not enough", "insufficient",
-             "cannot allocate", "unable to allocate")
 
 
 def redact(text: str, limit: int | None = MAX_EVIDENCE) -> str:
@@ -130,7 +130,7 @@ def prompt_free(text: str) -> str | None:
     if stripped == text:
         return text
     lowered = stripped.lower()
-    if not any(word in lowered for word in _ERRORISH):
+    if not any(word in lowered for word in ERRORISH_WORDS):
         return None
     return stripped
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import facts as factlib
 from ..catalog import CompiledRegex, LazyRegex, Pattern, Signature
-from ..normalize import Message, parse_line
+from ..normalize import ERRORISH_WORDS, Message, parse_line
 from ..redact import prompt_free
 from ..prefilter import Anchor, Prefilter
 
@@ -26,13 +26,12 @@ MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memor
 
 TRACEBACK = "Traceback (most recent call last)"
 FRAME = 'File "'
-GATE_WORDS = (b"error", b"exception", b"out of memory", b"failed", b"not enough", b"insufficient",
-              b"cannot allocate", b"unable to allocate", b"killed")
+GATE_WORDS = tuple(word.encode() for word in ERRORISH_WORDS)
 # Error words: they make a line error-ish (part of an event). The fuzzy fallback scores only
 # lines with one besides a bare "exception" (those are read for uncatalogued errors, and no
 # fuzzy template is about them).
-ERROR_WORDS = re.compile("(?i)" + "|".join(re.escape(w.decode()) for w in GATE_WORDS))
-GATE = re.compile("(?i)" + "|".join(re.escape(w.decode()) for w in GATE_WORDS if w != b"exception"))
+ERROR_WORDS = re.compile("(?i)" + "|".join(map(re.escape, ERRORISH_WORDS)))
+GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w != "exception"))
 FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
 
