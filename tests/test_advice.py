@@ -64,16 +64,24 @@ def test_the_verbose_text_report_over_the_whole_corpus_has_no_placeholder() -> N
     assert not [line for line in checklist_lines if "<value>" in line]
 
 
-def test_validate_refuses_a_fix_that_cannot_be_shown_without_numbers(tmp_path: Path) -> None:
-    text = (ROOT / "kb/vllm/no-available-memory.yaml").read_text()
-    text = text.replace(
-        '      - "Raise --gpu-memory-utilization by 0.05 at a time (not above 0.95), provided nvidia-smi shows that much memory free."\n',
-        "")
-    (tmp_path / "vllm").mkdir()
-    (tmp_path / "vllm" / "no-available-memory.yaml").write_text(text)
+def validate_edited(tmp_path: Path, signature: str, old: str, new: str, override: str):
+    """``logkb validate`` on an overlay that replaces a built-in signature by a copy of its file
+    (``kb/<signature>``) with ``old`` replaced by ``new``."""
+    text = (ROOT / "kb" / signature).read_text()
+    assert old in text
+    target = tmp_path / signature
+    target.parent.mkdir(parents=True)
+    target.write_text(text.replace(old, new))
     (tmp_path / "catalog.yaml").write_text("catalog_version: 2026.12.0\nschema_version: 1\nchangelog: []\n"
-                                           "overrides: [vllm.kv-cache.no-available-memory]\n")
-    result = CliRunner().invoke(main, ["validate", str(tmp_path)])
+                                           f"overrides: [{override}]\n")
+    return CliRunner().invoke(main, ["validate", str(tmp_path)])
+
+
+def test_validate_refuses_a_fix_that_cannot_be_shown_without_numbers(tmp_path: Path) -> None:
+    result = validate_edited(
+        tmp_path, "vllm/no-available-memory.yaml",
+        '      - "Raise --gpu-memory-utilization by 0.05 at a time (not above 0.95), provided nvidia-smi shows that much memory free."\n',
+        "", "vllm.kv-cache.no-available-memory")
     assert result.exit_code == 2
     assert "no-available-memory.yaml: fixes[0].change_fallback: needs a number from the log" in result.output
 
@@ -276,14 +284,8 @@ def test_ggmls_error_report_names_the_engine_of_a_log_that_names_none() -> None:
 
 
 def test_validate_refuses_a_fix_whose_when_names_a_missing_check(tmp_path: Path) -> None:
-    text = (ROOT / "kb/pytorch/cuda-oom.yaml").read_text()
-    assert "when: checks.other-processes.failed" in text
-    (tmp_path / "pytorch").mkdir()
-    (tmp_path / "pytorch" / "cuda-oom.yaml").write_text(
-        text.replace("when: checks.other-processes.failed", "when: checks.other-process.failed"))
-    (tmp_path / "catalog.yaml").write_text("catalog_version: 2026.12.0\nschema_version: 1\nchangelog: []\n"
-                                           "overrides: [torch.cuda.oom]\n")
-    result = CliRunner().invoke(main, ["validate", str(tmp_path)])
+    result = validate_edited(tmp_path, "pytorch/cuda-oom.yaml", "when: checks.other-processes.failed",
+                             "when: checks.other-process.failed", "torch.cuda.oom")
     assert result.exit_code == 2
     assert "cuda-oom.yaml: fixes[0].when: no check 'other-process' in this signature" in result.output
 
