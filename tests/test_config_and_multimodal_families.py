@@ -43,9 +43,9 @@ CASES = [
     ("vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-34040.log",
      "vllm.multimodal.encoder-budget", "request-validation", "raise-encoder-budget", "--max-num-batched-tokens 6144"),
     ("pytorch/cuda.runtime.out-of-memory--seanie12-Info-HCVAE-7.log",
-     "cuda.runtime.out-of-memory", "unknown", None, None),
+     "cuda.runtime.out-of-memory", "serving", None, None),  # the backward pass of a training step
     ("pytorch/cuda.runtime.out-of-memory--deepspeedai-DeepSpeedExamples-323.log",
-     "cuda.runtime.out-of-memory", "unknown", None, None),
+     "cuda.runtime.out-of-memory", "serving", None, None),
 ]
 
 

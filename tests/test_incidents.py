@@ -231,3 +231,62 @@ def test_an_nccl_segment_it_may_not_open_is_not_a_full_dev_shm() -> None:
     """'Call to shm_open failed : Permission denied' before the segment error: permissions, not size."""
     report = scan(CORPUS / "nonmemory" / "nonmemory-nccl--NVIDIA-nccl-328.log")[0]
     assert not [f for f in report["findings"] if f["id"] == "nccl.shm.insufficient"]
+
+
+# (log, root cause, phase, what decides the phase): context that comes from elsewhere than
+# the error line itself
+PHASE_FROM_CONTEXT = [
+    # the error is logged before its traceback (vLLM), or pasted above it: the frames after it
+    ("vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-28143.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", "frames"),
+    ("pytorch/torch.cuda.oom-fragmentation--huggingface-trl-3436.log", "torch.cuda.oom-fragmentation",
+     "serving", "frames"),
+    # a training step's frames (the backward pass) and a training loop's progress line
+    ("pytorch/cuda.runtime.out-of-memory--seanie12-Info-HCVAE-7.log", "cuda.runtime.out-of-memory", "serving", "frames"),
+    ("pytorch/torch.cuda.oom-fragmentation--Lightning-AI-litgpt-303.log", "torch.cuda.oom-fragmentation",
+     "serving", "marker"),
+    # other layers' out-of-memory: an Ascend allocator's RuntimeError in SGLang's KV pool frames,
+    # the CUDA driver API while Marlin repacks weights, the kernel driver after a draft model load
+    ("sglang/torch.cuda.oom--gpustack-gpustack-4761.log", "torch.cuda.oom", "kv-cache-allocation", "frames"),
+    ("vllm/torch.cuda.oom-weight-loading--noonghunna-club-3090-60.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", "frames"),
+    ("vllm/torch.cuda.oom-weight-loading--eugr-spark-vllm-docker-336.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", "marker"),
+]
+
+
+@pytest.mark.parametrize(("log", "root_cause", "phase", "source"), PHASE_FROM_CONTEXT, ids=lambda v: str(v)[:48])
+def test_the_phase_comes_from_the_context_around_the_error(log, root_cause, phase, source):
+    (report,) = scan(CORPUS / log)
+    assert (report["root_cause"], report["phase"]) == (root_cause, phase)
+    assert root(report)["incidents"][0]["phase_source"] == source
+
+
+def test_setting_up_a_model_inside_trainer_train_is_not_a_training_step():
+    """accelerate's prepare wraps the model in DDP inside Trainer.train, before the first step:
+    train() itself does not mean the job was running its workload."""
+    (report,) = scan(CORPUS / "pytorch/torch.cuda.oom--deepspeedai-deepspeed-4715.log")
+    assert report["root_cause"] == "torch.cuda.oom" and report["phase"] == "unknown"
+
+
+def test_the_caching_allocator_warning_alone_is_a_gpu_oom():
+    (report,) = scan(CORPUS / "vllm/torch.cuda.oom--vllm-project-vllm-omni-6843.log")
+    finding = root(report)
+    assert (report["root_cause"], finding["tier"]) == ("torch.cuda.oom", "class")
+    assert "CUDACachingAllocator" in finding["evidence"]
+
+
+def test_ggml_init_failing_its_memory_assertion_is_a_host_allocation_failure():
+    (report,) = scan(CORPUS / "llamacpp/llamacpp.host.alloc-failed--ggml-org-llama.cpp-1813.log")
+    assert report["root_cause"] == "llamacpp.host.alloc-failed"
+
+
+def test_frames_with_windows_paths_show_the_same_phase():
+    """The same traceback with its paths written the Windows way (a transformation of a real
+    log made here, not a corpus sample) reads the same phase from its frames."""
+    log = CORPUS / "vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-28143.log"
+    posix = log.read_text(encoding="utf-8")
+    windows = "\n".join(line.replace("/", "\\") if 'File "' in line else line for line in posix.splitlines()) + "\n"
+    assert windows != posix
+    (report,) = scan("-", stdin=windows.encode())
+    assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")

@@ -78,13 +78,15 @@ class PhaseTracker:
         return "unknown", "unknown"
 
     def _phase_of_frame(self, frame: str) -> str | None:
-        """Memoised: the same frames recur in every traceback of a crash loop."""
+        """Memoised: the same frames recur in every traceback of a crash loop. Frame maps
+        spell paths with ``/``; a Windows path's ``\\`` is read as one."""
         if frame not in self._memo:
             if len(self._memo) >= CONFIRM_CACHE:
                 self._memo.clear()
+            posix = frame.replace("\\", "/")
             self._memo[frame] = next(
                 (e.enters_phase for e in reversed(self.frame_maps)
-                 if e.enters_phase and confirm(e, frame) is not None), None)
+                 if e.enters_phase and confirm(e, posix) is not None), None)
         return self._memo[frame]
 
 

@@ -119,6 +119,19 @@ class Event:
         if len(items) < MAX_EVENT_ITEMS:
             items.append(item)
 
+    def settle_phase_from_frames(self) -> None:
+        """An error logged before its traceback (vLLM logs the error, then the traceback; a
+        paste may put the exception first): where nothing decided the phase of a line, the
+        frames of the event's traceback do."""
+        if self.frame_phase is None:
+            return
+        for _, incident in self.hits.values():
+            if incident.phase_source == "unknown":
+                incident.phase, incident.phase_source = self.frame_phase, "frames"
+        for _, seen in self.symptoms:
+            if seen.phase_source == "unknown":
+                seen.phase, seen.phase_source = self.frame_phase, "frames"
+
     @property
     def cut_before_exception(self) -> bool:
         """A traceback whose frames run on after the last exception line."""
@@ -140,6 +153,7 @@ class Resolver:
         """``input_ended_at``: the last line of the input, when the event reaches it;
         ``last_incident``: the line of the latest incident before this event; ``provisional``:
         the event is still open (pipe mode shows what it holds so far; no fuzzy pass yet)."""
+        event.settle_phase_from_frames()
         out = list(event.hits.values())
         specific = [sig for sig, _ in out if sig.id not in self.generic and not sig.wrapper]
         if not specific:
