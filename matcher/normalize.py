@@ -71,6 +71,8 @@ def parse_line(line: str) -> Message:
     stripped = line.lstrip()
     if stripped.startswith("{") and stripped.endswith("}"):
         line = _json_message(stripped, depth=0) or line
+    if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters
+        line = line[:-2]
     origin, error_level, prefixed = None, False, False
     while True:
         match = _PREFIXES.match(line)

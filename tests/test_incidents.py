@@ -290,3 +290,49 @@ def test_frames_with_windows_paths_show_the_same_phase():
     assert windows != posix
     (report,) = scan("-", stdin=windows.encode())
     assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
+
+
+# Batch I: what its logs showed, each on its real log
+CONTEXT_FROM_BATCH_I = [
+    # llama-server's per-request slot lines: the kill came while it served
+    ("llamacpp/host.oom-killed--ggml-org-llama.cpp-20509.log", "host.oom-killed", "serving"),
+    # older transformers' generation_utils.py decoding loop
+    ("pytorch/cuda.kernel.fault--deepspeedai-DeepSpeed-2132.log", "cuda.kernel.fault", "serving"),
+    # DeepSpeed-Inference sharding the weights in init_inference
+    ("pytorch/torch.cuda.oom-weight-loading--deepspeedai-DeepSpeed-2933.log", "torch.cuda.oom-weight-loading",
+     "weight-loading"),
+    # the DeepSpeed launcher reporting a rank ended by SIGKILL
+    ("pytorch/host.oom-killed--huggingface-transformers-15399.log", "host.oom-killed", None),
+    # lines pasted with a visible carriage return ('^M') after them
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-2752.log", "llamacpp.cuda.alloc-failed", "warmup"),
+]
+
+
+@pytest.mark.parametrize(("log", "root_cause", "phase"), CONTEXT_FROM_BATCH_I, ids=lambda v: str(v)[:48])
+def test_batch_i_logs(log, root_cause, phase):
+    (report,) = scan(CORPUS / log)
+    assert report["root_cause"] == root_cause
+    if phase:
+        assert report["phase"] == phase
+
+
+def test_another_engines_signature_never_diagnoses_a_log_whose_engine_is_known():
+    """A vLLM worker relays 'CUDA error: out of memory' at the end of its line, as ggml prints
+    it alone: on a vLLM log that is the CUDA runtime's error, not llama.cpp's allocation."""
+    (report,) = scan(CORPUS / "vllm/cuda.runtime.out-of-memory--QwenLM-Qwen3-VL-1684.log")
+    assert report["engine"] == "vllm" and report["root_cause"] == "cuda.runtime.out-of-memory"
+    assert not [f["id"] for f in report["findings"] if f["id"].startswith("llamacpp.")]
+
+
+def test_ipython_frames_show_the_same_phase():
+    """The same traceback printed the way IPython and Jupyter print it (``File path:N, in
+    func(args)``; a transformation of a real log made here, not a corpus sample)."""
+    import re
+
+    log = CORPUS / "pytorch/cuda.runtime.out-of-memory--seanie12-Info-HCVAE-7.log"
+    cpython = log.read_text(encoding="utf-8")
+    ipython = re.sub(r'^\s*File "([^"]+)", line (\d+), in ([\w<>]+)', r"File \1:\2, in \3(*args)", cpython,
+                     flags=re.M)
+    assert 'File "' in cpython and 'File "' not in ipython
+    (report,) = scan("-", stdin=ipython.encode())
+    assert (report["root_cause"], report["phase"]) == ("cuda.runtime.out-of-memory", "serving")

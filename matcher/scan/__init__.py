@@ -518,6 +518,7 @@ class RunScan:
 
     def _findings(self, incidents: list[tuple[Signature, Incident]]) -> list[Finding]:
         engine = self.engines.engine
-        # A signature that needs context may fire while the log has not yet named its
-        # engine; once the whole log has, another engine's context signature goes.
-        return group(incidents, keep=lambda sig: not sig.has_context or engine is None or self.engines.fits(sig))
+        # A signature may fire while the log has not yet named its engine; once the whole log
+        # has, another engine's signature goes (a vLLM worker's relayed "CUDA error: out of
+        # memory" is not ggml's).
+        return group(incidents, keep=lambda sig: engine is None or self.engines.fits(sig))

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..catalog import Signature
-from .lines import CONFIRM_CACHE, confirm
+from .lines import CONFIRM_CACHE, canonical_frame, confirm
 
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
@@ -56,9 +56,10 @@ class PhaseTracker:
     def add_frame(self, line_no: int, text: str) -> None:
         if self.frames and line_no - self.frames[-1][0] > FRAME_GAP:
             self.start_traceback()
-        self.frames.append((line_no, text.strip()))
+        frame = canonical_frame(text)
+        self.frames.append((line_no, frame))
         del self.frames[:-MAX_FRAMES]
-        phase = self._phase_of_frame(text)
+        phase = self._phase_of_frame(frame)
         if phase is not None:
             self.frame_phase = phase
 
@@ -78,20 +79,20 @@ class PhaseTracker:
         return "unknown", "unknown"
 
     def _phase_of_frame(self, frame: str) -> str | None:
-        """Memoised: the same frames recur in every traceback of a crash loop. Frame maps
-        spell paths with ``/``; a Windows path's ``\\`` is read as one."""
+        """Memoised: the same frames recur in every traceback of a crash loop."""
         if frame not in self._memo:
             if len(self._memo) >= CONFIRM_CACHE:
                 self._memo.clear()
-            posix = frame.replace("\\", "/")
             self._memo[frame] = next(
                 (e.enters_phase for e in reversed(self.frame_maps)
-                 if e.enters_phase and confirm(e, posix) is not None), None)
+                 if e.enters_phase and confirm(e, frame) is not None), None)
         return self._memo[frame]
 
 
 ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})
-_EMBEDDED = {"ollama": frozenset({"llamacpp"})}  # engines whose output another one relays
+# Engines whose output mixes in one log: Ollama relays llama.cpp's, so a log whose lines are
+# mostly llama.cpp's may be Ollama's, and the other way round.
+_EMBEDDED = {"ollama": frozenset({"llamacpp"}), "llamacpp": frozenset({"ollama"})}
 
 
 @dataclass(repr=False, eq=False)

@@ -25,14 +25,25 @@ CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per
 MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 
 TRACEBACK = "Traceback (most recent call last)"
-FRAME = 'File "'
+FRAMES = ('File "', "File ~", "File /")  # CPython's frame lines; IPython's, with a bare path
 GATE_WORDS = tuple(word.encode() for word in ERRORISH_WORDS)
 # Error words: they make a line error-ish (part of an event). The fuzzy fallback scores only
 # lines with one besides a bare "exception" (those are read for uncatalogued errors, and no
 # fuzzy template is about them).
 ERROR_WORDS = re.compile("(?i)" + "|".join(map(re.escape, ERRORISH_WORDS)))
 GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w != "exception"))
-FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
+FRAME_LINE = re.compile(r'^\s*File (?:"[^"]*", line \d+|[~/]\S{0,400}?\.py:\d+, in )')
+_IPYTHON_FRAME = re.compile(r'^\s*File (?P<path>[~/]\S{0,400}?\.py):(?P<line>\d+), in (?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
+
+
+def canonical_frame(text: str) -> str:
+    """A frame line as frame maps spell it: CPython's ``File "path", line N, in func`` with
+    ``/`` in paths, from IPython's ``File path:N, in Class.func(args)`` or a Windows path."""
+    text = text.strip()
+    ipython = _IPYTHON_FRAME.match(text)
+    if ipython is not None:
+        text = f'File "{ipython["path"]}", line {ipython["line"]}, in {ipython["func"]}'
+    return text.replace("\\", "/")
 
 
 @dataclass(repr=False, eq=False)
@@ -68,8 +79,9 @@ class AnchorIndex:
                         self._target(form.encode("utf-8"), pattern.ignore_case).patterns.add((i, j))
         for form in (TRACEBACK, *json_forms(TRACEBACK)):
             self._target(form.encode(), False).traceback = True
-        for form in (FRAME, *json_forms(FRAME)):
-            self._target(form.encode(), False).frame = True
+        for frame in FRAMES:
+            for form in (frame, *json_forms(frame)):
+                self._target(form.encode(), False).frame = True
         for word in GATE_WORDS:
             self._target(word, True).gate = True
         # On one line, facts and phase markers apply before the problems they give context to.
