@@ -252,6 +252,12 @@ PHASE_FROM_CONTEXT = [
      "weight-loading", "frames"),
     ("vllm/torch.cuda.oom-weight-loading--eugr-spark-vllm-docker-336.log", "torch.cuda.oom-weight-loading",
      "weight-loading", "marker"),
+    # the code line under a user's own frame names the call: load_model(, .generate(, and the
+    # arrowed line of a notebook cell
+    ("pytorch/torch.cuda.oom-weight-loading--hiyouga-llamafactory-9510.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", "frames"),
+    ("pytorch/torch.cuda.oom--oobabooga-textgen-963.log", "torch.cuda.oom", "serving", "frames"),
+    ("pytorch/torch.cuda.oom--thushv89-tutorials_deeplearninghero-1.log", "torch.cuda.oom", "serving", "frames"),
 ]
 
 

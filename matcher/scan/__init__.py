@@ -40,7 +40,7 @@ from .context import FRAME_GAP, EngineTracker, PhaseTracker
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
-from .lines import FRAME_LINE, GATE, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
+from .lines import FRAME_LINE, GATE, IPYTHON_CALL, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -246,6 +246,10 @@ class RunScan:
             event.frame_phase = self.phases.frame_phase
             event.last_frame_line = line_no
             return
+        if kinds.source and self.event is not None and self.event.last_frame_line and \
+                (line_no == self.event.last_frame_line + 1 or text.startswith(IPYTHON_CALL)):
+            self.phases.add_source(text)
+            self.event.frame_phase = self.phases.frame_phase
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
         joined = self._rejoined(data, candidate, text, hits)

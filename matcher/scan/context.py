@@ -63,6 +63,13 @@ class PhaseTracker:
         if phase is not None:
             self.frame_phase = phase
 
+    def add_source(self, text: str) -> None:
+        """The code line a frame was executing: a call it names (``from_pretrained(``,
+        ``.generate(``) shows the step even where the frame's own function is the user's."""
+        phase = self._phase_of_frame(text.strip())
+        if phase is not None:
+            self.frame_phase = phase
+
     def recent_frames(self, line_no: int) -> list[tuple[int, str]]:
         """The frames of the traceback that a line at ``line_no`` closes, if any."""
         if self.frames and line_no - self.frames[-1][0] <= FRAME_GAP:

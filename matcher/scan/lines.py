@@ -25,14 +25,17 @@ CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per
 MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 
 TRACEBACK = "Traceback (most recent call last)"
-FRAMES = ('File "', "File ~", "File /")  # CPython's frame lines; IPython's, with a bare path
+FRAMES = ('File "', "File ~", "File /", "Cell In[")  # CPython's frame lines; IPython's (a bare path, a cell)
 GATE_WORDS = tuple(word.encode() for word in ERRORISH_WORDS)
 # Error words: they make a line error-ish (part of an event). The fuzzy fallback scores only
 # lines with one besides a bare "exception" (those are read for uncatalogued errors, and no
 # fuzzy template is about them).
 ERROR_WORDS = re.compile("(?i)" + "|".join(map(re.escape, ERRORISH_WORDS)))
 GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w != "exception"))
-FRAME_LINE = re.compile(r'^\s*File (?:"[^"]*", line \d+|[~/]\S{0,400}?\.py:\d+, in )')
+FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|[~/]\S{0,400}?\.py:\d+, in )|Cell In\[\d+\], line \d+)')
+# The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
+# few lines of context and marks it with an arrow.
+IPYTHON_CALL = "--->"
 _IPYTHON_FRAME = re.compile(r'^\s*File (?P<path>[~/]\S{0,400}?\.py):(?P<line>\d+), in (?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
 
 
@@ -53,6 +56,7 @@ class Target:
     patterns: set[tuple[int, int]] = field(default_factory=set)
     traceback: bool = False
     frame: bool = False
+    source: bool = False  # a frame map's literal: on the code line under a frame, it may name the step
     gate: bool = False
 
 
@@ -72,6 +76,9 @@ class AnchorIndex:
         self._index: dict[tuple[bytes, bool], int] = {}
         for i, sig in enumerate(signatures):
             if sig.frame_scoped:
+                for pattern in sig.patterns:
+                    for literal in pattern.anchors:
+                        self._target(literal.encode("utf-8"), pattern.ignore_case).source = True
                 continue
             for j, pattern in enumerate(sig.patterns):
                 for literal in pattern.anchors:
@@ -109,6 +116,7 @@ class AnchorIndex:
 class LineKinds:
     traceback: bool
     frame: bool
+    source: bool
     gate: bool
     wanted: frozenset[tuple[int, int]]
 
@@ -124,7 +132,8 @@ class LineMatcher:
     def kinds(self, anchors: set[int]) -> LineKinds:
         targets = [self.index.targets[i] for i in anchors]
         return LineKinds(any(t.traceback for t in targets), any(t.frame for t in targets),
-                         any(t.gate for t in targets), frozenset().union(*(t.patterns for t in targets)))
+                         any(t.source for t in targets), any(t.gate for t in targets),
+                         frozenset().union(*(t.patterns for t in targets)))
 
     def message(self, raw: bytes) -> Message | None:
         """The parsed message of a raw line with any prompt text cut out; None for a request
