@@ -235,7 +235,7 @@ class Catalog:
 
 
 # Facts the scanner adds itself (see scan.py), usable in any expression.
-DERIVED_FACTS = frozenset({"engine", "engine_version", "phase_reached"})
+DERIVED_FACTS = frozenset({"engine", "engine_version", "phase_reached", "pipeline_stages"})
 
 
 def load_catalog(overlays: Iterable[str | Path] = (), builtin: bool = True, check_references: bool = True) -> Catalog:

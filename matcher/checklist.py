@@ -60,9 +60,9 @@ class Checklist:
     values: list[ComputedValue]
 
 
-def build(finding: Finding, run_facts: dict[str, Any]) -> Checklist:
+def build(finding: Finding, run_facts: dict[str, Any], foreign: frozenset[str] = frozenset()) -> Checklist:
     sig = finding.signature
-    facts = finding.all_facts(run_facts)
+    facts = finding.all_facts(run_facts, foreign)
     shared = _compute(sig, "values", sig.doc.get("values", {}), facts)
     scope = {**facts, **{v.name: v.value for v in shared}}
     checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.doc.get("checks", []))]

@@ -114,9 +114,11 @@ class Finding:
         """The report's older field: ``fuzzy`` for a fuzzy hit, else ``regex``."""
         return "fuzzy" if self.tier == "fuzzy" else "regex"
 
-    def all_facts(self, run_facts: dict[str, Any]) -> dict[str, Any]:
-        """Facts for this finding's expressions: the run's, then those in force here, then its own."""
-        return {**run_facts, **self.context_facts, **self.facts}
+    def all_facts(self, run_facts: dict[str, Any], foreign: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """Facts for this finding's expressions: the run's, then those in force here, then its
+        own; ``foreign``: names that only another process set (a sibling pipeline stage)."""
+        shared = {k: v for k, v in {**run_facts, **self.context_facts}.items() if k not in foreign}
+        return {**shared, **self.facts}
 
 
 @dataclass
@@ -126,6 +128,8 @@ class Run:
     facts: dict[str, Any] = field(default_factory=dict)
     fact_lines: dict[str, int] = field(default_factory=dict)
     origin_facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # per process or rank tag
+    fact_origins: dict[str, str | None] = field(default_factory=dict)  # the tag of the line that last set a fact
+    stages: set[str] = field(default_factory=set)  # vLLM-Omni pipeline stage tags seen ("[Stage-0]")
     phases: list[tuple[str, int]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     prompt_lines_skipped: int = 0

@@ -3,7 +3,7 @@
 Logs reach logkb wrapped in whatever the platform adds: ANSI colours, Docker Compose
 service prefixes (``vllm-1  | ``), Kubernetes CRI, ``kubectl --timestamps`` and
 ``kubectl logs --prefix`` prefixes, vLLM's process tags (``(EngineCore_DP0 pid=1)``),
-logging headers, and JSON log records.
+logging headers, vLLM-Omni's pipeline stage tags (``[Stage-0]``), and JSON log records.
 Patterns are written against the engine's own message, so the wrapping goes first.
 """
 
@@ -23,7 +23,7 @@ _PREFIXES = re.compile(
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | (?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
     | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
-    | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:)\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"
+    | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     )""",
     re.VERBOSE,

@@ -300,3 +300,37 @@ def test_a_fix_that_names_a_check_follows_its_verdict() -> None:
         assert next(c for c in root["checks"] if c["id"] == "other-processes")["status"] == status
         ids = [fix["id"] for fix in root["fixes"]]
         assert ("free-other-processes" in ids[:1]) is shown, ids
+
+
+OMNI = CORPUS / "vllm" / "vllm.startup.free-memory-below-utilization--vllm-project-vllm-omni-1842.log"
+
+
+def test_a_pipeline_stage_is_not_told_to_stop_its_sibling_stage() -> None:
+    """vLLM-Omni: Stage-0 found the GPU partly used while Stage-1 loaded its model. The
+    advice shares the device between the stages; stopping 'the other process' would stop the
+    pipeline itself."""
+    assert fixes(OMNI)[0] == "share-the-gpu-between-stages"
+    assert "free-the-gpu" not in fixes(OMNI) and "lower-utilization" not in fixes(OMNI)
+    text = run("scan", "--no-color", OMNI)
+    assert "This log shows 2 vLLM-Omni pipeline stages" in text and "Do not stop the sibling stage" in text
+    assert "Stop the process" not in text
+
+
+def test_a_single_engine_is_still_told_to_free_the_gpu_first() -> None:
+    log = CORPUS / "vllm" / "vllm.startup.free-memory-below-utilization--vllm-project-vllm-omni-276.log"
+    assert "[Stage-" not in log.read_text(encoding="utf-8")
+    assert fixes(log)[0] == "free-the-gpu"
+
+
+def test_a_stage_is_not_credited_with_a_sibling_stages_weights() -> None:
+    from matcher import pipeline
+    from matcher.report import derived_facts, stage_facts
+
+    with OMNI.open("rb") as stream:
+        run_ = pipeline.scanner().run(stream, str(OMNI))
+    assert run_.stages == {"[Stage-0]", "[Stage-1]"} and round(run_.facts["weights_gib"], 2) == 26.47  # Stage-1's
+    finding = next(f for f in run_.findings if f.id == "vllm.startup.free-memory-below-utilization")
+    assert finding.first.origin == "[Stage-0]"
+    facts, foreign = stage_facts(run_, derived_facts(run_), finding)
+    assert "weights_gib" not in finding.all_facts(facts, foreign)
+    assert facts["pipeline_stages"] == 2

@@ -35,14 +35,28 @@ class FileReport:
 def build_report(run: Run, redact_secrets: bool = True, error: str | None = None) -> FileReport:
     diagnosis = diagnose(run)
     run_facts = derived_facts(run)
-    checklists = {f.id: build(f, run_facts) for f in run.findings}
+    checklists = {f.id: build(f, *stage_facts(run, run_facts, f)) for f in run.findings}
     return FileReport(run.name, diagnosis, checklists, redact_secrets, error)
 
 
 def derived_facts(run: Run) -> dict[str, Any]:
-    """The run's facts plus what logkb itself knows: the engine and the phase reached."""
-    extra = {"engine": run.engine, "phase_reached": run.phase_reached}
+    """The run's facts plus what logkb itself knows: the engine, the phase reached and how
+    many pipeline stages (vLLM-Omni) the log shows."""
+    extra = {"engine": run.engine, "phase_reached": run.phase_reached,
+             "pipeline_stages": len(run.stages) if len(run.stages) >= 2 else None}
     return {**{k: v for k, v in extra.items() if v is not None}, **run.facts}
+
+
+def stage_facts(run: Run, run_facts: dict[str, Any], finding: Finding) -> tuple[dict[str, Any], frozenset[str]]:
+    """A pipeline stage's finding sees its own stage's facts, never a sibling stage's (another
+    stage's weights are not this run's)."""
+    origin = finding.first.origin
+    if origin not in run.stages or len(run.stages) < 2:
+        return run_facts, frozenset()
+    own = run.origin_facts.get(origin, {})
+    foreign = frozenset(name for name, tag in run.fact_origins.items()
+                        if tag in run.stages and tag != origin and name not in own)
+    return {**run_facts, **own}, foreign
 
 
 def worst_severity(reports: list[FileReport]) -> str | None:

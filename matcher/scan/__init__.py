@@ -224,6 +224,8 @@ class RunScan:
             self.run.prompt_lines_skipped += 1
             return
         text = message.text
+        if message.origin is not None and message.origin.startswith("[Stage-") and len(self.run.stages) < MAX_PROCESSES:
+            self.run.stages.add(message.origin)
         kinds = self.lines.kinds(candidate.anchors)
         event = self.event
         if event is not None and line_no > event.last_line + FRAME_GAP:
@@ -380,6 +382,7 @@ class RunScan:
                 name = f"{engine}_version"
             run.facts[name] = value
             run.fact_lines[name] = line_no
+            run.fact_origins[name] = origin
             if origin is not None and (origin in run.origin_facts or len(run.origin_facts) < MAX_PROCESSES):
                 run.origin_facts.setdefault(origin, {})[name] = value
         phase = sig.enters_phase
