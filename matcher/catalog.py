@@ -90,6 +90,7 @@ class Pattern:
     engine: str | None = None  # whose versions ``versions`` counts in (default: the signature's first engine)
     reviewed: bool = False  # from the built-in catalog: see compile_regex
     form: str | None = None  # symptom entries: whose wording this is (torch, nccl, ggml, ...)
+    kill_report: bool = False  # only says that SIGKILL came, not who sent it
 
     @cached_property
     def compiled(self) -> CompiledRegex:
@@ -521,7 +522,8 @@ def _compile(doc: dict[str, Any], path: Path, reviewed: bool, anchors: list[tupl
             pattern_anchors = anchors[i]
         patterns.append(
             Pattern(item["regex"], pattern_anchors, ignore_case, _spec(item.get("versions"), path, f"match.patterns[{i}].versions", anchors is None),
-                    item.get("phase"), item.get("severity"), item.get("engine"), reviewed, item.get("form"))
+                    item.get("phase"), item.get("severity"), item.get("engine"), reviewed, item.get("form"),
+                    item.get("kill_report", False))
         )
     context = match.get("context", {})
     if anchors is None:

@@ -342,3 +342,49 @@ def test_ipython_frames_show_the_same_phase():
     assert 'File "' in cpython and 'File "' not in ipython
     (report,) = scan("-", stdin=ipython.encode())
     assert (report["root_cause"], report["phase"]) == ("cuda.runtime.out-of-memory", "serving")
+
+
+# Batch J: what its logs showed, each on its real log
+BATCH_J = [
+    # the allocator's message wrapped so that the excerpt starts on its second line
+    ("vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-57595.log", "torch.cuda.oom", None),
+    # LMDeploy's TurboMind out-of-memory, alone and inside its weight creation
+    ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-2236.log", "cuda.runtime.out-of-memory", None),
+    ("pytorch/torch.cuda.oom-weight-loading--InternLM-lmdeploy-1593.log", "torch.cuda.oom-weight-loading",
+     "weight-loading"),
+    # vLLM V0's multimodal profile run
+    ("vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-10034.log", "vllm.multimodal.encoder-budget",
+     "memory-profiling"),
+    # a quantization method's weight repacking, an ExLlamaV2 cache, Module.to's convert
+    ("vllm/torch.cuda.oom-weight-loading--wtdcode-vllm-backport-34.log", "torch.cuda.oom-weight-loading",
+     "weight-loading"),
+    ("pytorch/torch.cuda.oom--turboderp-org-exllamav2-761.log", "torch.cuda.oom", "kv-cache-allocation"),
+    ("pytorch/torch.cuda.oom-weight-loading--oobabooga-one-click-installers-15.log", "torch.cuda.oom-weight-loading",
+     "weight-loading"),
+    # torchrun's -9 report as rich wraps it, its 'binary' on the next line
+    ("pytorch/host.oom-killed--huggingface-accelerate-1214.log", "host.oom-killed", None),
+]
+
+
+@pytest.mark.parametrize(("log", "root_cause", "phase"), BATCH_J, ids=lambda v: str(v)[:48])
+def test_batch_j_logs(log, root_cause, phase):
+    (report,) = scan(CORPUS / log)
+    assert report["root_cause"] == root_cause
+    if phase:
+        assert report["phase"] == phase
+
+
+@pytest.mark.parametrize("log", [
+    "nonmemory/nonmemory-sglang--sgl-project-sglang-8513.log",  # Triton's OutOfResources, then SGLang kills itself
+    "nonmemory/nonmemory-sglang--sgl-project-sglang-2468.log",  # a failed warmup assertion, then 'Killed'
+])
+def test_a_kill_after_the_process_own_error_is_its_launchers_not_the_oom_killer(log):
+    (report,) = scan(CORPUS / log)
+    assert report["root_cause"] == "uncatalogued"
+    assert "host.oom-killed" not in {f["id"] for f in report["findings"]}
+    assert "Error" in root(report)["evidence"] or "OutOfResources" in root(report)["evidence"]
+
+
+def test_a_bare_kill_with_no_error_before_it_is_still_the_oom_killer():
+    (report,) = scan(CORPUS / "pytorch/host.oom-killed--oobabooga-textgen-2509.log")  # loading, then "Killed"
+    assert report["root_cause"] == "host.oom-killed"

@@ -431,6 +431,8 @@ class RunScan:
         frames = self.phases.recent_frames(line_no)
         if sig.has_context and not (self.engines.fits(sig) and self._context_holds(sig, hit.values, frames)):
             return False
+        if hit.pattern.kill_report and self.event is not None and (self.event.exceptions or self.event.fatals):
+            return False  # the process failed on its own first: its launcher killed it
         for engine in sig.engines:
             self.engines.note(engine)
             break

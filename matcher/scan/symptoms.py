@@ -20,7 +20,10 @@ from .lines import search
 
 MIN_PREFIX = 8  # characters of a canonical message start that a cut line must show
 _EXCEPTION = re.compile(
-    r"^(?P<type>(?:[A-Za-z_][\w.]{0,120}?)?(?:Error|Exception|Interrupt|Exit|Failure))(?::\s*(?P<message>.*))?$")
+    r"^(?P<type>(?:[A-Za-z_][\w.]{0,120}?)?(?:Error|Exception|Interrupt|Exit|Failure)"
+    r"|(?:[a-z_]\w{0,40}\.){1,6}(?:errors|exceptions)\.[A-Z]\w{0,60})(?::\s*(?P<message>.*))?$")
+# (the second form: a class in an errors or exceptions module, whatever its name says:
+# triton.runtime.errors.OutOfResources)
 
 
 @dataclass(repr=False, eq=False)
