@@ -16,6 +16,15 @@ from typing import Any
 
 from .catalog import Signature
 
+ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})  # layers every engine runs on
+
+
+def most_seen_engine(counts: dict[str, int]) -> str | None:
+    """The engine whose entries and frames a log showed most, a serving engine before the
+    layers every engine runs on (vLLM's log also shows PyTorch's errors)."""
+    specific = {e: n for e, n in counts.items() if e not in ENGINE_AGNOSTIC} or counts
+    return max(specific.items(), key=lambda kv: kv[1])[0] if specific else None
+
 MAX_INCIDENTS = 32  # incidents kept per finding (the count goes on)
 MAX_LINES_KEPT = 32  # line numbers kept per finding
 MAX_PROCESSES = 64  # process or rank tags whose facts are kept apart
@@ -145,9 +154,7 @@ class Run:
     def engine(self) -> str | None:
         if "engine" in self.facts:
             return self.facts["engine"]
-        if not self.engine_counts:
-            return None
-        return max(self.engine_counts.items(), key=lambda kv: kv[1])[0]
+        return most_seen_engine(self.engine_counts)
 
     @property
     def incidents(self) -> int:

@@ -14,12 +14,15 @@ import re
 from dataclasses import dataclass
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_CARET_ANSI = re.compile(r"\^\[\[[0-?]{0,16}[ -/]{0,4}[@-~]")  # the same codes in caret notation (cat -v, less), pasted as text
 
 # Prefixes that wrap a message, stripped repeatedly from the start of the line.
 _PREFIXES = re.compile(
     r"""^(?:
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
+    | >\ (?=\S)                                                              # a Markdown quote: a log pasted into a reply as "> line"
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
+    | \d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[])                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | (?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
     | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
@@ -67,6 +70,8 @@ def parse_line(line: str) -> Message:
     ("(EngineCore_DP0 pid=1)", "[rank0]:") and an error level."""
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if "^[[" in line:
+        line = _CARET_ANSI.sub("", line)
     line = line.rstrip("\r\n")
     stripped = line.lstrip()
     if stripped.startswith("{") and stripped.endswith("}"):

@@ -388,3 +388,26 @@ def test_a_kill_after_the_process_own_error_is_its_launchers_not_the_oom_killer(
 def test_a_bare_kill_with_no_error_before_it_is_still_the_oom_killer():
     (report,) = scan(CORPUS / "pytorch/host.oom-killed--oobabooga-textgen-2509.log")  # loading, then "Killed"
     assert report["root_cause"] == "host.oom-killed"
+
+
+# Batch K: what its logs showed, each on its real log
+BATCH_K = [
+    # a supervisor's "date time" before vLLM's header, and vLLM counted before PyTorch
+    ("vllm/vllm.cudagraph.oom-during-capture--xorbitsai-inference-1847.log", "vllm.cudagraph.oom-during-capture",
+     "cudagraph-capture", "vllm"),
+    # ANSI colours pasted in caret notation (^[[36m), the end of Ray's memory-monitor message
+    ("vllm/ray.memory-monitor.worker-killed--TideDra-lmm-r1-71.log", "ray.memory-monitor.worker-killed", None, None),
+    # a log quoted in a Markdown reply ("> "), Vulkan's out-of-memory, the loader giving up
+    ("llamacpp/llamacpp.cuda.alloc-failed--nomic-ai-gpt4all-1690.log", "llamacpp.cuda.alloc-failed",
+     "weight-loading", None),
+]
+
+
+@pytest.mark.parametrize(("log", "root_cause", "phase", "engine"), BATCH_K, ids=lambda v: str(v)[:48])
+def test_batch_k_logs(log, root_cause, phase, engine):
+    (report,) = scan(CORPUS / log)
+    assert report["root_cause"] == root_cause
+    if phase:
+        assert report["phase"] == phase
+    if engine:
+        assert report["engine"] == engine

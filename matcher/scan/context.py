@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..catalog import Signature
+from ..findings import ENGINE_AGNOSTIC, most_seen_engine
 from .lines import CONFIRM_CACHE, canonical_frame, confirm
 
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
@@ -96,7 +97,6 @@ class PhaseTracker:
         return self._memo[frame]
 
 
-ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})
 # Engines whose output mixes in one log: Ollama relays llama.cpp's, so a log whose lines are
 # mostly llama.cpp's may be Ollama's, and the other way round.
 _EMBEDDED = {"ollama": frozenset({"llamacpp"}), "llamacpp": frozenset({"ollama"})}
@@ -122,9 +122,7 @@ class EngineTracker:
 
     @property
     def engine(self) -> str | None:
-        if self.named is not None:
-            return self.named
-        return max(self.counts.items(), key=lambda kv: kv[1])[0] if self.counts else None
+        return self.named if self.named is not None else most_seen_engine(self.counts)
 
     def fits(self, sig: Signature) -> bool:
         """A signature that needs context belongs to its engines: an engine-specific capture

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import OwnRule, Signature
-from .context import ENGINE_AGNOSTIC, engine_fits
+from ..findings import ENGINE_AGNOSTIC
+from .context import engine_fits
 from .lines import search
 
 MIN_PREFIX = 8  # characters of a canonical message start that a cut line must show
@@ -57,8 +58,9 @@ def _belongs(sig: Signature, engine: str | None) -> bool:
 
 
 # Forms only one runtime prints, so they name the engine of a log that names none (Ollama relays
-# ggml's reports; the Metal and allocation forms are printed by several runtimes).
-RUNTIME_FORMS = {"ggml": "llamacpp"}
+# ggml's reports, and among LLM servers only ggml's Vulkan and Kompute backends use Vulkan; the
+# Metal and allocation forms are printed by several runtimes).
+RUNTIME_FORMS = {"ggml": "llamacpp", "vulkan": "llamacpp"}
 
 
 class Symptoms:
