@@ -11,10 +11,9 @@ source checkout), with the corpus its examples name (``matcher/_data/corpus``, `
 
 from .cache import load_catalog
 from .errors import CatalogError
-from .files import data_dir, read_catalog_bytes, read_yaml, source_checkout, yaml_entries, yaml_files
-from .load import SCHEMA_VERSION, cross_reference_errors, load_signature
+from .files import data_dir, read_yaml, source_checkout, yaml_files
+from .load import cross_reference_errors, load_signature
 from .model import (
-    DERIVED_FACTS,
     Applicability,
     Catalog,
     Check,
@@ -26,13 +25,11 @@ from .model import (
     Reference,
     Signature,
     Value,
-    check_reference,
     todo_keys,
 )
 
 __all__ = [
-    "DERIVED_FACTS", "SCHEMA_VERSION", "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "Fix",
-    "LazyRegex", "OwnRule", "Pattern", "Reference", "Signature", "Value", "check_reference",
-    "cross_reference_errors", "data_dir", "load_catalog", "load_signature", "read_catalog_bytes", "read_yaml",
-    "source_checkout", "todo_keys", "yaml_entries", "yaml_files",
+    "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "Fix", "LazyRegex", "OwnRule", "Pattern",
+    "Reference", "Signature", "Value", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
+    "read_yaml", "source_checkout", "todo_keys", "yaml_files",
 ]
