@@ -11,7 +11,10 @@ device drops nothing. Among the fixes kept, those that lead in the finding's pha
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .catalog import Applicability
 
 UNKNOWN_ENGINE = "unknown"
 
@@ -32,10 +35,8 @@ class Situation:
                    str(device).lower() if device else None)
 
 
-def fits(applies_to: dict[str, list[str]] | None, situation: Situation) -> bool:
-    if not applies_to:
-        return True
-    phases, engines, devices = (applies_to.get(k) for k in ("phases", "engines", "devices"))
+def fits(applies_to: Applicability, situation: Situation) -> bool:
+    phases, engines, devices = applies_to.phases, applies_to.engines, applies_to.devices
     if phases and situation.phase is not None and situation.phase not in phases:
         return False
     if engines and situation.engine not in engines:
@@ -43,7 +44,6 @@ def fits(applies_to: dict[str, list[str]] | None, situation: Situation) -> bool:
     return not (devices and situation.device is not None and situation.device not in devices)
 
 
-def rank(applies_to: dict[str, list[str]] | None, situation: Situation) -> int:
+def rank(applies_to: Applicability, situation: Situation) -> int:
     """0 for a fix that leads in the finding's phase, 1 for the others."""
-    leads_in = (applies_to or {}).get("leads_in") or []
-    return 0 if situation.phase is not None and situation.phase in leads_in else 1
+    return 0 if situation.phase is not None and situation.phase in applies_to.leads_in else 1

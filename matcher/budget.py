@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 MAX_INT_BITS = 1024  # a value of an expression: beyond a float's range is no quantity a fix needs
@@ -108,9 +107,9 @@ class RegexBudget:
     def restart(self) -> None:
         self.spent = 0.0
 
-    def search(self, pattern: Any, text: str, path: Path, doc: dict[str, Any]) -> Any:
+    def search(self, pattern: Any, text: str, sig: Any) -> Any:
         """``pattern.search(text)`` within the per-line limit, charged to the scan's total; a
-        search that times out counts as no match."""
+        search that times out counts as no match. ``sig``: the catalog Signature it is from."""
         began = time.perf_counter()
         try:
             return pattern.search(text, timeout=REGEX_SECONDS_PER_LINE)
@@ -119,22 +118,9 @@ class RegexBudget:
         finally:
             self.spent += time.perf_counter() - began
             if self.spent > self.seconds:
-                raise BudgetError(f"{path}: {_regex_key(doc, pattern)}: overlay regexes took over "
+                source = getattr(pattern, "source", None) or getattr(pattern, "pattern", "")
+                raise BudgetError(f"{sig.path}: {sig.regex_key(source)}: overlay regexes took over "
                                   f"{self.seconds:g} s in one scan (the budget per input)")
-
-
-def _regex_key(doc: dict[str, Any], pattern: Any) -> str:
-    """Where in the signature a regex is written."""
-    source = getattr(pattern, "source", None) or getattr(pattern, "pattern", "")
-    match = doc.get("match", {})
-    for i, item in enumerate(match.get("patterns", [])):
-        if item.get("regex") == source:
-            return f"match.patterns[{i}].regex"
-    for name, items in (("match.exclude", match.get("exclude", [])),
-                        ("match.context.frames", match.get("context", {}).get("frames", []))):
-        if source in items:
-            return f"{name}[{items.index(source)}]"
-    return "match"
 
 
 REGEX = RegexBudget()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .applicability import Situation, fits, rank
-from .catalog import check_reference
+from .catalog import Check, Fix, Signature, Value
 from .budget import BudgetError, check_spec, check_text
 from .expr import Unknown
 from .scan import Finding
@@ -63,25 +63,25 @@ class Checklist:
 def build(finding: Finding, run_facts: dict[str, Any], foreign: frozenset[str] = frozenset()) -> Checklist:
     sig = finding.signature
     facts = finding.all_facts(run_facts, foreign)
-    shared = _compute(sig, "values", sig.doc.get("values", {}), facts)
+    shared = _compute(sig, "values", sig.values, facts)
     scope = {**facts, **{v.name: v.value for v in shared}}
-    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.doc.get("checks", []))]
+    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.checks)]
     statuses = {check.id: check.status for check in checks}
     situation = Situation.of(finding.phase, facts)
     ranked = []
-    for i, item in enumerate(sig.doc.get("fixes", [])):
-        if not fits(item.get("applies_to"), situation):
+    for i, item in enumerate(sig.fixes):
+        if not fits(item.applies_to, situation):
             continue
         fix = _fix(sig, i, item, scope, shared, statuses)
         if fix is not None:
-            ranked.append((rank(item.get("applies_to"), situation), i, fix))
+            ranked.append((rank(item.applies_to, situation), i, fix))
     return Checklist(checks, [fix for _, _, fix in sorted(ranked, key=lambda r: r[:2])], shared)
 
 
-def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, Any]) -> list[ComputedValue]:
+def _compute(sig: Signature, prefix: str, sources: tuple[Value, ...], facts: dict[str, Any]) -> list[ComputedValue]:
     results = []
     scope = dict(facts)
-    for name in sources:
+    for name in (value.name for value in sources):
         parsed = sig.expressions[f"{prefix}.{name}"]
         try:
             value = _tidy(_evaluate(sig, f"{prefix}.{name}", scope))
@@ -93,14 +93,14 @@ def _compute(sig: Any, prefix: str, sources: dict[str, str], facts: dict[str, An
     return results
 
 
-def _decide(sig: Any, key: str, scope: dict[str, Any]) -> bool | None:
+def _decide(sig: Signature, key: str, scope: dict[str, Any]) -> bool | None:
     try:
         return bool(_evaluate(sig, key, scope))
     except Unknown:
         return None
 
 
-def _evaluate(sig: Any, key: str, scope: dict[str, Any]) -> Any:
+def _evaluate(sig: Signature, key: str, scope: dict[str, Any]) -> Any:
     """The expression at ``key``; over the budget, an error naming the file and key."""
     try:
         return sig.expressions[key].evaluate(scope)
@@ -108,15 +108,14 @@ def _evaluate(sig: Any, key: str, scope: dict[str, Any]) -> Any:
         raise BudgetError(f"{sig.path}: {key}: {exc}") from None
 
 
-def _check(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any]) -> CheckResult:
+def _check(sig: Signature, index: int, item: Check, scope: dict[str, Any]) -> CheckResult:
     status, detail = "unknown", None
-    if "fails_when" in item:
+    if item.fails_when is not None:
         verdict = _decide(sig, f"checks[{index}].fails_when", scope)
         if verdict is not None:
             status = "fail" if verdict else "pass"
-            detail = fill(item.get(status), scope)
-    return CheckResult(item["id"], fill(item["title"], scope) or item["title"], item["look"],
-                       item.get("command"), status, detail)
+            detail = fill(item.detail(status), scope)
+    return CheckResult(item.id, fill(item.title, scope) or item.title, item.look, item.command, status, detail)
 
 
 # A check's status -> whether a fix whose ``when`` names it in that state applies (None: unknown).
@@ -127,48 +126,42 @@ _CHECK_STATES = {
 }
 
 
-def _applies(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
+def _applies(sig: Signature, index: int, item: Fix, scope: dict[str, Any],
              statuses: dict[str, str]) -> bool | None:
-    if "when" not in item:
+    if item.when is None:
         return True
-    reference = check_reference(item["when"])
+    reference = item.check_condition
     if reference is not None:
         check, state = reference
         return _CHECK_STATES[state][statuses[check]]
     return _decide(sig, f"fixes[{index}].when", scope)
 
 
-def _fix(sig: Any, index: int, item: dict[str, Any], scope: dict[str, Any],
+def _fix(sig: Signature, index: int, item: Fix, scope: dict[str, Any],
          shared: list[ComputedValue], statuses: dict[str, str]) -> FixResult | None:
     applies = _applies(sig, index, item, scope, statuses)
     if applies is False:
         return None
-    values = _compute(sig, f"fixes[{index}].values", item.get("values", {}), scope)
+    values = _compute(sig, f"fixes[{index}].values", item.values, scope)
     local = {**scope, **{v.name: v.value for v in values}}
-    filled = _first_fillable(change_templates(item), local)
-    title = fill(item["title"], local)
-    tradeoff = fill(item["tradeoff"], local)
+    filled = _first_fillable(item.change_templates, local)
+    title = fill(item.title, local)
+    tradeoff = fill(item.tradeoff, local)
     if filled is None or title is None or tradeoff is None:
         return None
     template, change = filled
     used = placeholders(template)
-    return FixResult(item["id"], title, change, tradeoff, fill(item.get("verify"), local), applies,
+    return FixResult(item.id, title, change, tradeoff, fill(item.verify, local), applies,
                      [v for v in shared + values if v.name in used], bool(used))
 
 
-def change_templates(fix: dict[str, Any]) -> list[str]:
-    """A fix's change as written, then its fallbacks for logs that lack the numbers."""
-    fallback = fix.get("change_fallback") or []
-    return [fix["change"], *([fallback] if isinstance(fallback, str) else fallback)]
-
-
-def generic_change(fix: dict[str, Any]) -> str:
+def generic_change(fix: Fix) -> str:
     """The change for a reader without a log: the first wording that needs no numbers."""
-    found = _first_fillable(change_templates(fix), {})
+    found = _first_fillable(fix.change_templates, {})
     return found[1] if found else ""
 
 
-def _first_fillable(templates: list[str], scope: dict[str, Any]) -> tuple[str, str] | None:
+def _first_fillable(templates: tuple[str, ...], scope: dict[str, Any]) -> tuple[str, str] | None:
     """The first template whose placeholders the log can fill, and its text."""
     for template in templates:
         text = fill(template, scope)

@@ -49,37 +49,37 @@ def rule_id(signature_id: str) -> str:
 
 
 def sigma_rule(sig: Signature, field: str | None = None, dialect: str = "re2") -> dict[str, Any]:
-    doc = sig.doc
     key = f"{field}|re" if field else "|re"
     rule: dict[str, Any] = {
-        "title": doc["title"],
+        "title": sig.title,
         "id": rule_id(sig.id),
         "status": sig.status,
         "description": description(sig),
-        "references": [r["url"] for r in doc.get("references", [])],
+        "references": [r.url for r in sig.references],
         "author": "logkb catalog",
     }
-    if doc.get("date"):
-        rule["date"] = str(doc["date"])
-    if doc.get("modified"):
-        rule["modified"] = str(doc["modified"])
+    if sig.date:
+        rule["date"] = sig.date
+    if sig.modified:
+        rule["modified"] = sig.modified
     rule.update({
         "logsource": logsource(sig),
         "detection": {"selection": {key: [regex(p.source, p.ignore_case, dialect) for p in sig.patterns]},
                       "condition": "selection"},
-        "falsepositives": doc.get("falsepositives", ["Log lines that quote this message, e.g. in a prompt"]),
+        "falsepositives": (["Log lines that quote this message, e.g. in a prompt"] if sig.falsepositives is None
+                           else list(sig.falsepositives)),
         "level": _LEVELS[sig.severity],
         "custom": {"logkb_id": sig.id, "engines": list(sig.engines), "phase": sig.phase},
     })
-    if doc.get("related"):
+    if sig.related:
         # The catalog's relation types are Sigma's.
-        rule["related"] = [{"id": rule_id(r["id"]), "type": r["type"]} for r in doc["related"]]
+        rule["related"] = [{"id": rule_id(r.id), "type": r.type} for r in sig.related]
     return rule
 
 
 def description(sig: Signature) -> str:
     """The cause, then the command an operator runs on an alert to get the checklist."""
-    text = sig.doc.get("cause") or sig.doc.get("summary") or sig.title
+    text = sig.cause or sig.summary or sig.title
     return f"{' '.join(text.split())} Checklist: logkb explain {sig.id}"
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import Signature
+from .catalog.load import build
 
 ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})  # layers every engine runs on
 
@@ -206,9 +207,7 @@ def _uncatalogued() -> Signature:
         "engines": [{"name": "any"}],
         "match": {"patterns": []},
     }
-    return Signature(id="uncatalogued", kind="problem", doc=doc, path=Path("uncatalogued"), patterns=[],
-                     exclude=[], frames=[], context_phases=frozenset(), context_requires=None,
-                     engines={"any": None}, reviewed=True)
+    return build(doc, Path("uncatalogued"), anchors=[], reviewed=True)
 
 
 UNCATALOGUED = _uncatalogued()

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from matcher import cache
-from matcher.catalog import Catalog, CatalogError, load_catalog
+from matcher.catalog import cache as catalog_cache
+from matcher.catalog import Catalog, CatalogError, Signature, load_catalog
 from matcher.scan import Scanner
 
 OVERLAY_ID = "test.overlay.thing"  # the id the overlay fixture (conftest.py) writes
@@ -50,7 +51,7 @@ def test_cached_catalog_scans_like_a_fresh_one(cache_dir: Path) -> None:
     assert list(cached.signatures) == list(fresh.signatures)
     for sig_id, sig in fresh.signatures.items():
         again = cached.signatures[sig_id]
-        assert (again.doc, again.path, [p.anchors for p in again.patterns]) == (sig.doc, sig.path, [p.anchors for p in sig.patterns])
+        assert _typed(again) == _typed(sig)
     log = next((ROOT / "corpus" / "vllm").glob("*.log"))
     runs = []
     for catalog in (fresh, cached):
@@ -58,6 +59,15 @@ def test_cached_catalog_scans_like_a_fresh_one(cache_dir: Path) -> None:
             run = Scanner(catalog).run(stream, str(log))
         runs.append([(f.id, f.line, f.facts, f.phase) for f in run.findings])
     assert runs[0] == runs[1] and runs[0]
+
+
+def _typed(sig: Signature) -> tuple[object, ...]:
+    """What a consumer reads of a signature, in comparable form."""
+    patterns = [(p.source, p.anchors, p.ignore_case, p.versions and p.versions.text, p.phase, p.severity, p.engine,
+                 p.form) for p in sig.patterns]
+    return (sig.path, sig.title, sig.summary, sig.cause, sig.verify, sig.tags, patterns, sig.checks, sig.fixes,
+            sig.values, sig.references, sig.related, sig.fuzzy, [r.source for r in sig.exclude + sig.frames],
+            list(sig.expressions), {name: spec and spec.text for name, spec in sig.engines.items()})
 
 
 def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path: Path, overlay) -> None:
@@ -71,15 +81,15 @@ def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path:
 
 def _count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-    content_key = cache._content_key
-    monkeypatch.setattr(cache, "_content_key", lambda inputs: calls.append(1) or content_key(inputs))
+    content_key = catalog_cache._content_key
+    monkeypatch.setattr(catalog_cache, "_content_key", lambda inputs: calls.append(1) or content_key(inputs))
     return calls
 
 
 def test_unchanged_files_are_known_by_their_stamp_without_hashing(cache_dir: Path, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch, overlay) -> None:
     root = overlay(tmp_path / "overlay")
-    monkeypatch.setattr(cache, "RACY_NS", 0)
+    monkeypatch.setattr(catalog_cache, "RACY_NS", 0)
     hashed = _count_hashing(monkeypatch)
     load_catalog([root], builtin=False)
     assert hashed == [1]
@@ -98,7 +108,7 @@ def test_files_written_just_before_hashing_are_hashed_again(cache_dir: Path, tmp
 
 def test_an_edit_that_keeps_size_and_mtime_is_still_seen(cache_dir: Path, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch, overlay) -> None:
-    monkeypatch.setattr(cache, "RACY_NS", 0)
+    monkeypatch.setattr(catalog_cache, "RACY_NS", 0)
     root = overlay(tmp_path / "overlay")
     path = root / "test" / "thing.yaml"
     before = path.stat()

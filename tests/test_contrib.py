@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import matcher.catalog as catalog_module
+import matcher.catalog.load as catalog_load
 import matcher.commands.validate as validate_module
 from matcher.catalog import CatalogError, load_catalog
 from matcher.cli import main
@@ -30,7 +30,7 @@ CORPUS = ROOT / "corpus"
 DOCS = ROOT / "docs" / "signatures"
 SECTIONS = ("WHAT IT MEANS", "PHASE", "WHY IT HAPPENS", "CHECKS", "FIXES, IN ORDER", "HOW TO VERIFY",
             "REFERENCES", "VERSIONS AND ENGINES", "STATUS", "RELATED")
-_LOAD_SIGNATURE = catalog_module.load_signature
+_LOAD_SIGNATURE = catalog_load.load_signature
 _SIGNATURES: dict[tuple[str, bytes, bool], Any] = {}
 WIDGET_LINE = "ERROR 05-01 10:00:00 [pool.py:12] Widget pool exhausted: requested 3 widgets, 0 left"
 
@@ -39,7 +39,7 @@ WIDGET_LINE = "ERROR 05-01 10:00:00 [pool.py:12] Widget pool exhausted: requeste
 def _parse_each_catalog_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command here loads the built-in catalog again; reuse the compiled signature of a
     file whose path and bytes are unchanged (a broken file raises and is never kept)."""
-    for module in (catalog_module, validate_module):
+    for module in (catalog_load, validate_module):
         monkeypatch.setattr(module, "load_signature", _cached_load_signature)
 
 
@@ -291,12 +291,12 @@ def test_explain_an_id_prints_the_fixed_sections(catalog) -> None:
     assert result.exit_code == 0
     headers = [line for line in result.stdout.splitlines() if line in SECTIONS]  # a header is a line of its own
     assert headers == list(SECTIONS)
-    assert sig.doc["fixes"][0]["title"].split()[0] in result.stdout
+    assert sig.fixes[0].title.split()[0] in result.stdout
 
 
 def test_explain_by_message_text_finds_the_signature(catalog) -> None:
     sig = next(s for s in sorted(catalog.problems, key=lambda s: s.id) if s.fuzzy)
-    query = sig.fuzzy[0]["template"]
+    query = sig.fuzzy[0].template
     result = run("explain", query)
     assert result.exit_code == 0
     hits = [line.split() for line in result.stdout.split("\n\n")[0].splitlines()[1:]]

@@ -119,8 +119,8 @@ def test_rule_metadata_comes_from_the_signature(sigma, exported, problems):
         assert rule.status.name.lower() == sig.status
         assert rule.level.name.lower() == levels[sig.severity]
         assert rule.description.endswith(f"Checklist: logkb explain {sig_id}")
-        assert " ".join(sig.doc["cause"].split()) in rule.description
-        assert rule.references == [r["url"] for r in sig.doc.get("references", [])]
+        assert sig.cause is not None and " ".join(sig.cause.split()) in rule.description
+        assert rule.references == [r.url for r in sig.references]
         assert rule.logsource.product == logsource(sig).get("product")
     assert rules[FREE_MEMORY].logsource.product == "vllm"
     several = [sig_id for sig_id, sig in problems.items() if len(sig.engines) > 1]

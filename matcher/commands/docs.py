@@ -37,9 +37,8 @@ def _index(problems: list[Signature], version: str) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for sig in problems:
-        engines = sig.doc["engines"]
-        versions = "; ".join(f"{e['name']} {e['versions']}" for e in engines if "versions" in e) or "any"
-        cells = [f"[`{sig.id}`]({sig.id}.md)", sig.title, ", ".join(e["name"] for e in engines), versions,
+        versions = "; ".join(f"{name} {spec.text}" for name, spec in sig.engines.items() if spec is not None) or "any"
+        cells = [f"[`{sig.id}`]({sig.id}.md)", sig.title, ", ".join(sig.engines), versions,
                  sig.phase or "in force", sig.severity, sig.status]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..catalog import Catalog, Signature, check_reference
-from ..checklist import change_templates
+from ..catalog import Catalog, Check, Fix, Signature
 from ..output import echo
 from ..redact import redact
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option, load
@@ -48,16 +47,15 @@ class Section:
 
 def page(sig: Signature, catalog: Catalog) -> list[Section]:
     """The sections of a signature's page, in their fixed order."""
-    doc = sig.doc
     return [
-        Section("What it means", doc.get("summary") or doc["title"]),
+        Section("What it means", sig.summary or sig.title),
         Section("Phase", _phase(sig)),
-        Section("Why it happens", doc.get("cause", "")),
-        Section("Checks", items=[_check(c) for c in doc.get("checks", [])], numbered=True),
-        Section("Fixes, in order", items=[_fix(f) for f in doc.get("fixes", [])], numbered=True),
-        Section("How to verify", doc.get("verify", "")),
-        Section("References", items=[Item(r.get("title", r["url"]), [("", r["url"])] if "title" in r else [])
-                                     for r in doc.get("references", [])]),
+        Section("Why it happens", sig.cause or ""),
+        Section("Checks", items=[_check(c) for c in sig.checks], numbered=True),
+        Section("Fixes, in order", items=[_fix(f) for f in sig.fixes], numbered=True),
+        Section("How to verify", sig.verify or ""),
+        Section("References", items=[Item(r.url if r.title is None else r.title, [] if r.title is None else [("", r.url)])
+                                     for r in sig.references]),
         Section("Versions and engines", items=list(_versions(sig))),
         Section("Status", _status(sig)),
         Section("Related", items=list(_related(sig, catalog))),
@@ -74,48 +72,48 @@ def _phase(sig: Signature) -> str:
     return f"the phase in force where it appears (traceback frames, else the last phase marker){only}"
 
 
-def _check(check: dict) -> Item:
-    lines = [("", check["look"])]
-    if "command" in check:
-        lines.append(("$", check["command"]))
-    if "fails_when" in check:
-        lines.append(("fails when", check["fails_when"]))
-    return Item(check["title"], lines)
+def _check(check: Check) -> Item:
+    lines = [("", check.look)]
+    if check.command is not None:
+        lines.append(("$", check.command))
+    if check.fails_when is not None:
+        lines.append(("fails when", check.fails_when))
+    return Item(check.title, lines)
 
 
-def _fix(fix: dict) -> Item:
-    lines = [("change", fix["change"])]
-    lines.extend(("without the numbers", text) for text in change_templates(fix)[1:])
-    if "when" in fix:
-        reference = check_reference(fix["when"])
-        lines.append(("only when", fix["when"] if reference is None else
+def _fix(fix: Fix) -> Item:
+    lines = [("change", fix.change)]
+    lines.extend(("without the numbers", text) for text in fix.change_fallback)
+    if fix.when is not None:
+        reference = fix.check_condition
+        lines.append(("only when", fix.when if reference is None else
                       f"the check '{reference[0]}' {dict(failed='fails', passed='passes', unknown='cannot tell')[reference[1]]}"))
-    for key, label in (("phases", "only in phases"), ("engines", "only for engines"), ("devices", "only on devices"),
-                       ("leads_in", "first in phases")):
-        if key in fix.get("applies_to", {}):
-            lines.append((label, ", ".join(fix["applies_to"][key])))
-    lines.append(("trade-off", fix["tradeoff"]))
-    if "verify" in fix:
-        lines.append(("verify", fix["verify"]))
-    return Item(fix["title"], lines)
+    applies_to = fix.applies_to
+    for names, label in ((applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
+                         (applies_to.devices, "only on devices"), (applies_to.leads_in, "first in phases")):
+        if names:
+            lines.append((label, ", ".join(names)))
+    lines.append(("trade-off", fix.tradeoff))
+    if fix.verify is not None:
+        lines.append(("verify", fix.verify))
+    return Item(fix.title, lines)
 
 
 def _versions(sig: Signature) -> Iterator[Item]:
-    for engine in sig.doc["engines"]:
-        yield Item(engine["name"], [("versions", engine.get("versions", "any"))])
-    for i, pattern in enumerate(sig.doc["match"]["patterns"]):
-        if "versions" in pattern:
-            yield Item(f"pattern {i + 1}", [("versions", pattern["versions"])])
+    for name, spec in sig.engines.items():
+        yield Item(name, [("versions", "any" if spec is None else spec.text)])
+    for i, pattern in enumerate(sig.patterns):
+        if pattern.versions is not None:
+            yield Item(f"pattern {i + 1}", [("versions", pattern.versions.text)])
 
 
 def _status(sig: Signature) -> str:
-    doc = sig.doc
     kind = f"problem, severity {sig.severity}" if sig.kind == "problem" else "fact entry"
     parts = [f"{sig.status} ({kind})"]
-    if "date" in doc:
-        parts.append(f"added {doc['date']}")
-    if "modified" in doc:
-        parts.append(f"modified {doc['modified']}")
+    if sig.date is not None:
+        parts.append(f"added {sig.date}")
+    if sig.modified is not None:
+        parts.append(f"modified {sig.modified}")
     if sig.tags:
         parts.append(f"tags: {', '.join(sig.tags)}")
     return "; ".join(parts)
@@ -126,8 +124,8 @@ def _related(sig: Signature, catalog: Catalog) -> Iterator[Item]:
         other = catalog.signatures.get(sig_id)
         return other.title if other else "not in this catalog"
 
-    for link in sig.doc.get("related", []):
-        yield Item(link["id"], [(link["type"], title(link["id"]))])
+    for link in sig.related:
+        yield Item(link.id, [(link.type, title(link.id))])
     for target in sig.explains:
         yield Item(target, [("explains", title(target))])
     for other in sorted(catalog.signatures.values(), key=lambda s: s.id):
@@ -222,10 +220,10 @@ def _similarity(query: str, choice: str, *, score_cutoff: float | None = None, *
 
 def _searchable(sig: Signature) -> Iterator[tuple[str, str]]:
     yield "title", sig.title
-    if sig.doc.get("summary"):
-        yield "summary", sig.doc["summary"]
+    if sig.summary:
+        yield "summary", sig.summary
     for item in sig.fuzzy:
-        yield "template", item["template"]
+        yield "template", item.template
     for pattern in sig.patterns:
         for literal in pattern.anchors:
             yield "pattern", literal

@@ -4,7 +4,7 @@ The checks run in stages; a signature with a problem at one stage is not checked
 ones, so each broken input gives one line, ``<file>: <key>: <what is wrong>``:
 
 1. load: YAML, schema, regex lint (RE2 syntax, linear-time shape, a literal anchor),
-   expressions parse (the loader's own checks, see catalog.py);
+   expressions parse (the loader's own checks, see matcher/catalog/load.py);
 2. catalog: duplicate ids (unless an overlay's catalog.yaml ``overrides`` them), ``explains``
    targets exist, expressions name only facts the catalog captures;
 3. re2: every regex compiles with the RE2 engine itself (when ``google-re2`` is installed);
@@ -25,11 +25,9 @@ Exit status 0 when everything passes, 2 otherwise.
 from __future__ import annotations
 
 import dataclasses
-import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -42,16 +40,14 @@ from ..catalog import (
     load_catalog,
     load_signature,
     read_yaml,
+    todo_keys,
     yaml_files,
 )
-from ..checklist import change_templates
 from ..checklist import placeholders as fill_placeholders
 from ..corpus import Sample, check, discover
 from ..scan import Scanner
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option
 from .new import sidecar_for
-
-_PLACEHOLDER = re.compile(r"\bTODO\b")
 
 
 @click.command("validate")
@@ -172,7 +168,7 @@ def _re2(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str, st
     options = re2.Options()
     options.log_errors = False
     for sig in mine.values():
-        for key, source in _regexes(sig.doc):
+        for key, source in _regexes(sig):
             try:
                 re2.compile(source, options)
             except re2.error as exc:
@@ -181,53 +177,39 @@ def _re2(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str, st
                 yield sig.id, _line(sig.path, key, f"RE2 rejects the regex: {reason}")
 
 
-def _regexes(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    match = doc["match"]
-    for i, item in enumerate(match["patterns"]):
-        yield f"match.patterns[{i}].regex", ("(?i)" if item.get("ignore_case") else "") + item["regex"]
-    for i, source in enumerate(match.get("exclude", [])):
-        yield f"match.exclude[{i}]", source
-    for i, source in enumerate(match.get("context", {}).get("frames", [])):
-        yield f"match.context.frames[{i}]", source
+def _regexes(sig: Signature) -> Iterator[tuple[str, str]]:
+    for i, pattern in enumerate(sig.patterns):
+        yield f"match.patterns[{i}].regex", ("(?i)" if pattern.ignore_case else "") + pattern.source
+    for i, regex in enumerate(sig.exclude):
+        yield f"match.exclude[{i}]", regex.source
+    for i, regex in enumerate(sig.frames):
+        yield f"match.context.frames[{i}]", regex.source
 
 
 def _content(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str, str]]:
     for sig in mine.values():
-        for key in placeholders(sig.doc):
+        for key in sig.todo_keys():
             yield sig.id, _line(sig.path, key, "still a TODO placeholder: write it in your own words")
         if sig.kind == "problem":
-            for key in ("fixes", "references"):
-                if not sig.doc.get(key):
+            for key, entries in (("fixes", sig.fixes), ("references", sig.references)):
+                if not entries:
                     yield sig.id, _line(sig.path, key, f"a problem signature needs at least one entry in {key}")
-            for key in _needs_numbers(sig.doc):
+            for key in _needs_numbers(sig):
                 yield sig.id, _line(sig.path, key, "needs a number from the log: add a wording without {placeholders}")
 
 
-def _needs_numbers(doc: dict[str, Any]) -> Iterator[str]:
+def _needs_numbers(sig: Signature) -> Iterator[str]:
     """Keys of texts a report would have to leave unfilled on a log without the numbers."""
-    for i, fix in enumerate(doc.get("fixes", [])):
-        if fill_placeholders(change_templates(fix)[-1]):
-            yield f"fixes[{i}].change_fallback" if "change_fallback" in fix else f"fixes[{i}].change"
-        for key in ("title", "tradeoff"):
-            if fill_placeholders(fix[key]):
+    for i, fix in enumerate(sig.fixes):
+        if fill_placeholders(fix.change_templates[-1]):
+            yield f"fixes[{i}].change_fallback" if fix.change_fallback else f"fixes[{i}].change"
+        for key, text in (("title", fix.title), ("tradeoff", fix.tradeoff)):
+            if fill_placeholders(text):
                 yield f"fixes[{i}].{key}"
-    for i, check in enumerate(doc.get("checks", [])):
-        for key in ("title", "look"):
-            if fill_placeholders(check[key]):
+    for i, check in enumerate(sig.checks):
+        for key, text in (("title", check.title), ("look", check.look)):
+            if fill_placeholders(text):
                 yield f"checks[{i}].{key}"
-
-
-def placeholders(value: Any, key: str = "") -> Iterator[str]:
-    """Key paths of the strings in a YAML document that still say TODO."""
-    if isinstance(value, str):
-        if _PLACEHOLDER.search(value):
-            yield key or "(top level)"
-    elif isinstance(value, dict):
-        for name, item in value.items():
-            yield from placeholders(item, f"{key}.{name}" if key else str(name))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from placeholders(item, f"{key}[{i}]")
 
 
 class _Corpus:
@@ -251,7 +233,7 @@ class _Corpus:
 
 
 def _examples(scanner: Scanner, sig: Signature, root: Path, corpus: _Corpus) -> Iterator[str]:
-    listed = sig.doc.get("examples", [])
+    listed = sig.examples
     if not listed and not corpus.dirs_for(root):
         return  # an overlay without a corpus: nothing to check against
     samples = {s.log.resolve(): s for s in corpus.expecting(sig.id, root)}
@@ -267,7 +249,7 @@ def _examples(scanner: Scanner, sig: Signature, root: Path, corpus: _Corpus) -> 
                     f"expect.root_cause is {sig.id}, or list one under examples)")
         return
     for sample in samples.values():
-        key = next(placeholders(sample.meta), None)
+        key = next(todo_keys(sample.meta), None)
         if key is not None:
             yield _line(sample.sidecar, key, "still a TODO placeholder: say where the log comes from")
             return

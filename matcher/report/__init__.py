@@ -70,7 +70,7 @@ def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
     return {
         "id": finding.id,
         "title": sig.title,
-        "tags": list(sig.doc.get("tags", [])),
+        "tags": list(sig.tags),
         "severity": finding.severity,
         "role": report.diagnosis.roles.get(finding.id, "related"),
         "phase": finding.phase,
@@ -83,8 +83,8 @@ def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
         "basis": finding.first.basis,
         "evidence": report.evidence(finding),
         "facts": _public_facts(finding.facts, report.redact),
-        "summary": sig.doc.get("summary"),
-        "cause": sig.doc.get("cause"),
+        "summary": sig.summary,
+        "cause": sig.cause,
         "explained_by": report.diagnosis.explained_by.get(finding.id),
         "notes": finding.notes,
         "checks": [
@@ -100,8 +100,8 @@ def finding_dict(report: FileReport, finding: Finding) -> dict[str, Any]:
             }
             for i, x in enumerate(checklist.fixes)
         ],
-        "verify": sig.doc.get("verify"),
-        "references": [r["url"] for r in sig.doc.get("references", [])],
+        "verify": sig.verify,
+        "references": [r.url for r in sig.references],
         "incidents": [
             {"line": i.line, "last_line": i.last_line, "occurrences": i.occurrences, "phase": i.phase,
              "phase_source": i.phase_source, "tier": i.tier, "confidence": i.confidence, "basis": i.basis,

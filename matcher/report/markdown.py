@@ -83,9 +83,9 @@ def _file(report: FileReport) -> list[str]:
                 inputs = ", ".join(f"{k} = {display(v)}" for k, v in value.inputs.items())
                 out.append(f"   - computed {code(f'{value.name} = {display(value.value)}')} from {prose(inputs)}")
             out.append(f"   - trade-off: {prose(fix.tradeoff)}")
-    why = [prose(sig.doc.get("cause", ""))]
-    if sig.doc.get("verify"):
-        why += ["", f"**Verify:** {prose(sig.doc['verify'])}"]
+    why = [prose(sig.cause or "")]
+    if sig.verify:
+        why += ["", f"**Verify:** {prose(sig.verify)}"]
     out += ["", *_details("Why this happens, and how to verify the fix", why)]
     others = [f for f in report.diagnosis.findings if f is not root]
     if others:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..catalog import Signature
+from ..catalog import Fix, Signature
 from ..checklist import generic_change
 from ..scan import Finding
 from . import FileReport
@@ -60,57 +60,49 @@ def _rule(sig: Signature) -> dict[str, Any]:
     rule: dict[str, Any] = {
         "id": sig.id,
         "shortDescription": {"text": sig.title},
-        "fullDescription": {"text": sig.doc.get("summary") or sig.title},
+        "fullDescription": {"text": sig.summary or sig.title},
         "help": {"text": _help(sig), "markdown": _help_markdown(sig)},
         "defaultConfiguration": {"level": LEVELS[sig.severity]},
         "properties": {"tags": list(sig.tags), "status": sig.status},
     }
     if sig.phase:
         rule["properties"]["phase"] = sig.phase
-    references = sig.doc.get("references", [])
-    if references:
-        rule["helpUri"] = references[0]["url"]
+    if sig.references:
+        rule["helpUri"] = sig.references[0].url
     return rule
 
 
 def _help(sig: Signature) -> str:
     """The signature's guidance without any log's numbers: those go in each result."""
-    doc = sig.doc
-    parts = [doc.get("cause", "")]
-    checks = doc.get("checks", [])
-    if checks:
-        parts.append("Check:\n" + "\n".join(f"- {c['title']} {c['look']}" for c in checks))
-    fixes = doc.get("fixes", [])
-    if fixes:
+    parts = [sig.cause or ""]
+    if sig.checks:
+        parts.append("Check:\n" + "\n".join(f"- {c.title} {c.look}" for c in sig.checks))
+    if sig.fixes:
         parts.append("Fix, in this order:\n" + "\n".join(
-            f"{i}. {x['title']}{_generic_change(x)} (trade-off: {x['tradeoff']})" for i, x in enumerate(fixes, 1)
+            f"{i}. {x.title}{_generic_change(x)} (trade-off: {x.tradeoff})" for i, x in enumerate(sig.fixes, 1)
         ))
-    if doc.get("verify"):
-        parts.append(f"Verify: {doc['verify']}")
+    if sig.verify:
+        parts.append(f"Verify: {sig.verify}")
     return "\n\n".join(p for p in parts if p)
 
 
 def _help_markdown(sig: Signature) -> str:
-    doc = sig.doc
-    parts = [f"**{sig.title}**", " ".join(doc.get("cause", "").split())]
-    checks = doc.get("checks", [])
-    if checks:
-        parts.append("**Check**\n\n" + "\n".join(f"- {c['title']} {' '.join(c['look'].split())}" for c in checks))
-    fixes = doc.get("fixes", [])
-    if fixes:
+    parts = [f"**{sig.title}**", " ".join((sig.cause or "").split())]
+    if sig.checks:
+        parts.append("**Check**\n\n" + "\n".join(f"- {c.title} {' '.join(c.look.split())}" for c in sig.checks))
+    if sig.fixes:
         parts.append("**Fix, in this order**\n\n" + "\n".join(
-            f"{i}. {x['title']}{_generic_change(x)} (trade-off: {' '.join(x['tradeoff'].split())})"
-            for i, x in enumerate(fixes, 1)))
-    if doc.get("verify"):
-        parts.append(f"**Verify**: {' '.join(doc['verify'].split())}")
-    references = doc.get("references", [])
-    if references:
-        parts.append("**References**\n\n" + "\n".join(f"- <{r['url']}>" for r in references))
+            f"{i}. {x.title}{_generic_change(x)} (trade-off: {' '.join(x.tradeoff.split())})"
+            for i, x in enumerate(sig.fixes, 1)))
+    if sig.verify:
+        parts.append(f"**Verify**: {' '.join(sig.verify.split())}")
+    if sig.references:
+        parts.append("**References**\n\n" + "\n".join(f"- <{r.url}>" for r in sig.references))
     parts.append(f"Checklist for a log: `logkb explain {sig.id}`")
     return "\n\n".join(p for p in parts if p)
 
 
-def _generic_change(fix: dict[str, Any]) -> str:
+def _generic_change(fix: Fix) -> str:
     """': change' in the words that need no numbers from a log."""
     return f": {generic_change(fix)}"
 

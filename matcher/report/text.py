@@ -66,7 +66,7 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
         lines.append(f"  note: {note}")
     lines.append("")
     lines.append("  Why")
-    lines.extend(_wrap(sig.doc.get("cause", ""), "    "))
+    lines.extend(_wrap(sig.cause or "", "    "))
     if checklist.checks:
         lines.append("")
         lines.append("  Check")
@@ -92,10 +92,10 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
             lines.extend(_wrap(f"trade-off: {fix.tradeoff}", "       "))
             if fix.verify and verbose:
                 lines.extend(_wrap(f"verify: {fix.verify}", "       "))
-    if sig.doc.get("verify"):
+    if sig.verify:
         lines.append("")
         lines.append("  Verify")
-        lines.extend(_wrap(sig.doc["verify"], "    "))
+        lines.extend(_wrap(sig.verify, "    "))
     others = [f for f in d.findings if f is not root]
     if others:
         lines.append("")

@@ -17,7 +17,7 @@ FUZZY_CONFIDENCE = 0.7  # a fuzzy hit's confidence is its score x this
 class Fuzzy:
     def __init__(self, signatures: list[Signature]) -> None:
         self.templates = [
-            (sig, item["template"], float(item.get("threshold", 88)))
+            (sig, item.template, item.threshold)
             for sig in signatures if sig.kind == "problem" for item in sig.fuzzy
         ]
         self.scored = 0

@@ -224,7 +224,7 @@ def search(pattern: CompiledRegex | LazyRegex, text: str, sig: Signature) -> Any
         return pattern.search(text)
     from .. import budget
 
-    return budget.REGEX.search(pattern, text, sig.path, sig.doc)
+    return budget.REGEX.search(pattern, text, sig)
 
 
 def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | None:

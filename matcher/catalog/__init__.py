@@ -1,0 +1,35 @@
+"""The catalog: YAML signature files (``kb/``) as typed, validated objects.
+
+- :mod:`.model`: the objects every consumer reads (Signature, Check, Fix, Value, ...);
+- :mod:`.files`: where the files are and how one is read (bounded, safe YAML);
+- :mod:`.load`: files to validated objects, a pure function of the files;
+- :mod:`.cache`: the validated catalog on disk, used by :func:`load_catalog`.
+
+The built-in catalog ships inside the package (``matcher/_data/kb`` in a wheel, ``kb/`` in a
+source checkout), with the corpus its examples name (``matcher/_data/corpus``, ``corpus/``).
+"""
+
+from .cache import load_catalog
+from .errors import CatalogError
+from .files import data_dir, read_yaml, source_checkout, yaml_files
+from .load import cross_reference_errors, load_signature
+from .model import (
+    Applicability,
+    Catalog,
+    Check,
+    CompiledRegex,
+    Fix,
+    LazyRegex,
+    OwnRule,
+    Pattern,
+    Reference,
+    Signature,
+    Value,
+    todo_keys,
+)
+
+__all__ = [
+    "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "Fix", "LazyRegex", "OwnRule", "Pattern",
+    "Reference", "Signature", "Value", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
+    "read_yaml", "source_checkout", "todo_keys", "yaml_files",
+]

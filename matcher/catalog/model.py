@@ -1,0 +1,368 @@
+"""The catalog as typed objects: what every consumer reads instead of the YAML.
+
+A :class:`Signature` is one validated catalog file: its texts (title, summary, cause,
+verify), its checks, fixes, values and references as frozen records, and the compiled
+matching parts the scanner uses (patterns, exclusions, frame regexes, owner rules). The
+objects are built by :mod:`matcher.catalog.load`; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .. import expr
+from ..versions import VersionRange
+
+# A compiled ``re`` or ``regex`` pattern: both have the search/groupdict/groupindex interface.
+CompiledRegex = Any
+
+# Facts the scanner adds itself (see scan.py), usable in any expression.
+DERIVED_FACTS = frozenset({"engine", "engine_version", "phase_reached", "pipeline_stages"})
+
+
+def compile_regex(source: str, ignore_case: bool = False, reviewed: bool = False) -> CompiledRegex:
+    """Compile a catalog regex with the engine its origin calls for.
+
+    A reviewed regex (the built-in catalog) runs on the standard library's ``re``: linting
+    keeps every catalog regex in the RE2 subset, where ``re`` and ``regex`` agree, and ``re``
+    is already imported and compiles about three times faster. An overlay's regex, which
+    nobody here reviewed, runs on ``regex``, whose searches take a time budget (scan.py)."""
+    if reviewed:
+        return re.compile(source, re.IGNORECASE if ignore_case else 0)
+    import regex
+
+    return regex.compile(source, regex.IGNORECASE if ignore_case else 0)
+
+
+class LazyRegex:
+    """A regex compiled on its first search: a catalog has dozens of exclusion and frame
+    regexes that a short log never needs (loading has already proven that they compile)."""
+
+    __slots__ = ("source", "reviewed", "_compiled")
+
+    def __init__(self, source: str, reviewed: bool) -> None:
+        self.source = source
+        self.reviewed = reviewed
+        self._compiled: CompiledRegex | None = None
+
+    def search(self, text: str, **options: Any) -> Any:
+        if self._compiled is None:
+            self._compiled = compile_regex(self.source, reviewed=self.reviewed)
+        return self._compiled.search(text, **options)
+
+
+class _Record:
+    """Value equality, hashing and repr for the frozen records below, written once here:
+    ``dataclass`` generates and compiles each method it adds when the module is imported,
+    and every start-up pays for each one (``tests/test_startup.py``, README's Performance)."""
+
+    __slots__ = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in getattr(self, "__dataclass_fields__"))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._values()))
+
+    def __repr__(self) -> str:
+        fields = getattr(self, "__dataclass_fields__")
+        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)!r}' for name in fields)})"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One wording of ``match.patterns``, with the literals the prefilter looks for."""
+
+    source: str
+    anchors: tuple[str, ...]
+    ignore_case: bool
+    versions: VersionRange | None
+    phase: str | None = None
+    severity: str | None = None
+    engine: str | None = None  # whose versions ``versions`` counts in (default: the signature's first engine)
+    reviewed: bool = False  # from the built-in catalog: see compile_regex
+    form: str | None = None  # symptom entries: whose wording this is (torch, nccl, ggml, ...)
+    kill_report: bool = False  # only says that SIGKILL came, not who sent it
+
+    @cached_property
+    def compiled(self) -> CompiledRegex:
+        """Compiled on first use: a scan confirms only the patterns whose anchors it meets."""
+        return compile_regex(self.source, self.ignore_case, self.reviewed)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FuzzyTemplate(_Record):
+    """``match.fuzzy``: a message template scored against lines no pattern matched."""
+
+    template: str
+    threshold: float = 88.0
+
+
+@dataclass(repr=False)
+class OwnRule:
+    """``match.owns``: a symptom class this signature diagnoses by context (class x context
+    evidence), optionally only in some forms and phases, and optionally from a traceback cut
+    before its exception line."""
+
+    symptoms: frozenset[str]
+    forms: frozenset[str]
+    phases: frozenset[str]
+    cut_traceback: bool
+    cut_only: bool  # a rule for cut tracebacks alone, never for a symptom on a line
+    innermost_frame: LazyRegex | None = None  # with cut_traceback: the allocation site
+    requires: str | None = None  # key of the rule's condition in the signature's expressions
+
+    def accepts(self, symptom: str, form: str | None, phase: str | None) -> bool:
+        return (symptom in self.symptoms and (not self.forms or form in self.forms)
+                and (not self.phases or phase in self.phases))
+
+    @property
+    def specificity(self) -> int:
+        """Rules naming phases beat rules naming forms, which beat rules naming neither."""
+        return 4 * bool(self.requires) + 2 * bool(self.phases) + bool(self.forms)
+
+
+@dataclass(repr=False)
+class SymptomSpec:
+    """A symptom entry's evidence beyond its patterns (``symptom:`` in its file)."""
+
+    name: str  # the id without "symptom.": what owner rules refer to
+    prefixes: tuple[str, ...]
+    exception_types: frozenset[str]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Value(_Record):
+    """A named number computed from facts (``values:`` of a signature or of a fix)."""
+
+    name: str
+    expression: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Check(_Record):
+    """A check of ``checks:``: what to look at, and the condition that makes it fail."""
+
+    id: str
+    title: str
+    look: str  # what to look at and why it decides between fixes
+    command: str | None = None  # shown to the operator, never run
+    fails_when: str | None = None  # expression over facts: true = the check points at a problem
+    when_passed: str | None = None  # ``pass:``, shown when it passes
+    when_failed: str | None = None  # ``fail:``, shown when it fails
+
+    def detail(self, status: str) -> str | None:
+        """The text for a status of the checklist (``pass`` or ``fail``)."""
+        return {"pass": self.when_passed, "fail": self.when_failed}.get(status)
+
+
+# A fix's ``when`` may name one of its signature's checks instead of restating its arithmetic.
+CHECK_REFERENCE = re.compile(r"checks\.(?P<check>[A-Za-z0-9_-]{1,64})\.(?P<state>failed|passed|unknown)")
+
+
+def check_reference(when: str) -> tuple[str, str] | None:
+    """``checks.<id>.failed`` (or ``passed``, ``unknown``) as (id, state), else None."""
+    match = CHECK_REFERENCE.fullmatch(when.strip())
+    return (match.group("check"), match.group("state")) if match else None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Applicability(_Record):
+    """``applies_to`` of a fix; an empty tuple means the fix does not restrict that aspect."""
+
+    phases: tuple[str, ...] = ()
+    engines: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
+    leads_in: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Fix(_Record):
+    """A fix of ``fixes:``, in the order the catalog gives."""
+
+    id: str
+    title: str
+    change: str
+    tradeoff: str
+    change_fallback: tuple[str, ...] = ()  # wordings for logs that lack the numbers, in order
+    when: str | None = None  # an expression, or checks.<id>.failed|passed|unknown
+    applies_to: Applicability = Applicability()
+    values: tuple[Value, ...] = ()
+    verify: str | None = None
+
+    @property
+    def change_templates(self) -> tuple[str, ...]:
+        """The change as written, then its fallbacks."""
+        return (self.change, *self.change_fallback)
+
+    @property
+    def check_condition(self) -> tuple[str, str] | None:
+        """(check id, state) when ``when`` names a check instead of an expression."""
+        return None if self.when is None else check_reference(self.when)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Reference(_Record):
+    """A page that explains the message or the fix."""
+
+    url: str
+    title: str | None = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Related(_Record):
+    """A link to another signature (``related:``), e.g. the old id of a renamed one."""
+
+    id: str
+    type: str  # renamed | obsolete | derived | similar (Sigma's relation types)
+
+
+class Expressions(Mapping[str, expr.Expression]):
+    """A signature's expressions by key path (``fixes[0].when`` ...), parsed on first lookup:
+    loading has already proven that each one parses."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self._sources = sources
+        self._parsed: dict[str, expr.Expression] = {}
+
+    def __getitem__(self, key: str) -> expr.Expression:
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            parsed = self._parsed[key] = expr.parse(self._sources[key])
+        return parsed
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Signature:
+    """One catalog entry, validated, with its regexes and expressions ready to compile."""
+
+    id: str
+    kind: str  # problem | fact | symptom
+    path: Path
+    title: str
+    status: str
+    engines: dict[str, VersionRange | None]
+    patterns: tuple[Pattern, ...]
+    expressions: Mapping[str, expr.Expression]
+    document: Mapping[str, Any]  # the validated YAML: for the cache and the catalog's own checks only
+    severity: str = "info"
+    phase: str | None = None
+    enters_phase: str | None = None
+    frame_scoped: bool = False  # ``scope: frame``: matches traceback frame lines
+    wrapper: bool = False
+    summary: str | None = None
+    cause: str | None = None
+    verify: str | None = None
+    date: str | None = None
+    modified: str | None = None
+    tags: tuple[str, ...] = ()
+    explains: tuple[str, ...] = ()
+    related: tuple[Related, ...] = ()
+    references: tuple[Reference, ...] = ()
+    examples: tuple[str, ...] = ()
+    falsepositives: tuple[str, ...] | None = None
+    values: tuple[Value, ...] = ()
+    checks: tuple[Check, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    fuzzy: tuple[FuzzyTemplate, ...] = ()
+    exclude: tuple[LazyRegex, ...] = ()
+    frames: tuple[LazyRegex, ...] = ()
+    context_phases: frozenset[str] = frozenset()
+    context_requires: expr.Expression | None = None
+    reviewed: bool = False  # shipped in the built-in catalog (not an overlay): see compile_regex
+    owns: tuple[OwnRule, ...] = ()
+    symptom: SymptomSpec | None = None
+
+    def __repr__(self) -> str:
+        return f"Signature({self.id!r}, {str(self.path)!r})"
+
+    @property
+    def has_context(self) -> bool:
+        return bool(self.frames or self.context_phases or self.context_requires)
+
+    @cached_property
+    def fact_names(self) -> frozenset[str]:
+        names: set[str] = set()
+        for pattern in self.patterns:
+            names.update(pattern.compiled.groupindex)
+        return frozenset(names)
+
+    def version_in_range(self, engine: str, version: str) -> bool | None:
+        """None when the signature says nothing about that engine or the version is unparsable."""
+        version_range = self.engines.get(engine)
+        return None if version_range is None else version_range.contains(version)
+
+    def todo_keys(self) -> Iterator[str]:
+        """Key paths of the texts in the file that still say TODO."""
+        return todo_keys(self.document)
+
+    def regex_key(self, source: str) -> str:
+        """Where in the signature file a regex is written (``match.exclude[1]`` ...)."""
+        for i, pattern in enumerate(self.patterns):
+            if pattern.source == source:
+                return f"match.patterns[{i}].regex"
+        for name, regexes in (("match.exclude", self.exclude), ("match.context.frames", self.frames)):
+            for i, regex in enumerate(regexes):
+                if regex.source == source:
+                    return f"{name}[{i}]"
+        return "match"
+
+
+_TODO = re.compile(r"\bTODO\b")
+
+
+def todo_keys(value: Any, key: str = "") -> Iterator[str]:
+    """Key paths of the strings in a YAML document (a signature, a sidecar) that still say TODO."""
+    if isinstance(value, str):
+        if _TODO.search(value):
+            yield key or "(top level)"
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from todo_keys(item, f"{key}.{name}" if key else str(name))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from todo_keys(item, f"{key}[{i}]")
+
+
+@dataclass
+class Catalog:
+    """Every signature loaded, by id, with the manifest of the first root."""
+
+    version: str
+    schema_version: int
+    signatures: dict[str, Signature]
+    manifest: dict[str, Any]
+    roots: list[Path]
+
+    @property
+    def problems(self) -> list[Signature]:
+        return [s for s in self.signatures.values() if s.kind == "problem"]
+
+    @property
+    def symptoms(self) -> list[Signature]:
+        return [s for s in self.signatures.values() if s.kind == "symptom"]
+
+    @property
+    def facts(self) -> list[Signature]:
+        return [s for s in self.signatures.values() if s.kind == "fact"]
+
+    @cached_property
+    def known_facts(self) -> frozenset[str]:
+        names: set[str] = set()
+        for sig in self.signatures.values():
+            names |= sig.fact_names
+        return frozenset(names) | DERIVED_FACTS
