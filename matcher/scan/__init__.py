@@ -501,6 +501,7 @@ class RunScan:
         event, self.event = self.event, None
         if event is None:
             return
+        event.settle_phase_from_frames()  # once its traceback is whole, not in a provisional look
         for sig, incident in self.resolver.resolve(event, input_ended_at, self.found, self._last_incident):
             self.found.add(sig.id)
             self._last_incident = max(self._last_incident, incident.last_line)

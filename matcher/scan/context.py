@@ -125,8 +125,8 @@ class EngineTracker:
         return self.named if self.named is not None else most_seen_engine(self.counts)
 
     def fits(self, sig: Signature) -> bool:
-        """A signature that needs context belongs to its engines: an engine-specific capture
-        or loading rule must not fire on another engine's log (TGI also captures CUDA graphs)."""
+        """A signature belongs to its engines (and to the layers under every engine): once the
+        log's engine is known, another engine's signature does not diagnose it."""
         return engine_fits(sig, self.engine)
 
 

@@ -153,7 +153,6 @@ class Resolver:
         """``input_ended_at``: the last line of the input, when the event reaches it;
         ``last_incident``: the line of the latest incident before this event; ``provisional``:
         the event is still open (pipe mode shows what it holds so far; no fuzzy pass yet)."""
-        event.settle_phase_from_frames()
         out = list(event.hits.values())
         specific = [sig for sig, _ in out if sig.id not in self.generic and not sig.wrapper]
         if not specific:
