@@ -298,28 +298,59 @@ def test_frames_with_windows_paths_show_the_same_phase():
     assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
 
 
-# Batch I: what its logs showed, each on its real log
-CONTEXT_FROM_BATCH_I = [
+# Batches I, J and K: what their logs showed, each on its real log
+# (log, root cause, phase or None, engine or None)
+FROM_NEW_BATCHES = [
+    # batch I
     # llama-server's per-request slot lines: the kill came while it served
-    ("llamacpp/host.oom-killed--ggml-org-llama.cpp-20509.log", "host.oom-killed", "serving"),
+    ("llamacpp/host.oom-killed--ggml-org-llama.cpp-20509.log", "host.oom-killed", "serving", None),
     # older transformers' generation_utils.py decoding loop
-    ("pytorch/cuda.kernel.fault--deepspeedai-DeepSpeed-2132.log", "cuda.kernel.fault", "serving"),
+    ("pytorch/cuda.kernel.fault--deepspeedai-DeepSpeed-2132.log", "cuda.kernel.fault", "serving", None),
     # DeepSpeed-Inference sharding the weights in init_inference
     ("pytorch/torch.cuda.oom-weight-loading--deepspeedai-DeepSpeed-2933.log", "torch.cuda.oom-weight-loading",
-     "weight-loading"),
+     "weight-loading", None),
     # the DeepSpeed launcher reporting a rank ended by SIGKILL
-    ("pytorch/host.oom-killed--huggingface-transformers-15399.log", "host.oom-killed", None),
+    ("pytorch/host.oom-killed--huggingface-transformers-15399.log", "host.oom-killed", None, None),
     # lines pasted with a visible carriage return ('^M') after them
-    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-2752.log", "llamacpp.cuda.alloc-failed", "warmup"),
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-2752.log", "llamacpp.cuda.alloc-failed", "warmup", None),
+    # batch J
+    # the allocator's message wrapped so that the excerpt starts on its second line
+    ("vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-57595.log", "torch.cuda.oom", None, None),
+    # LMDeploy's TurboMind out-of-memory, alone and inside its weight creation
+    ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-2236.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/torch.cuda.oom-weight-loading--InternLM-lmdeploy-1593.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # vLLM V0's multimodal profile run
+    ("vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-10034.log", "vllm.multimodal.encoder-budget",
+     "memory-profiling", None),
+    # a quantization method's weight repacking, an ExLlamaV2 cache, Module.to's convert
+    ("vllm/torch.cuda.oom-weight-loading--wtdcode-vllm-backport-34.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    ("pytorch/torch.cuda.oom--turboderp-org-exllamav2-761.log", "torch.cuda.oom", "kv-cache-allocation", None),
+    ("pytorch/torch.cuda.oom-weight-loading--oobabooga-one-click-installers-15.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # torchrun's -9 report as rich wraps it, its 'binary' on the next line
+    ("pytorch/host.oom-killed--huggingface-accelerate-1214.log", "host.oom-killed", None, None),
+    # batch K
+    # a supervisor's "date time" before vLLM's header, and vLLM counted before PyTorch
+    ("vllm/vllm.cudagraph.oom-during-capture--xorbitsai-inference-1847.log", "vllm.cudagraph.oom-during-capture",
+     "cudagraph-capture", "vllm"),
+    # ANSI colours pasted in caret notation (^[[36m), the end of Ray's memory-monitor message
+    ("vllm/ray.memory-monitor.worker-killed--TideDra-lmm-r1-71.log", "ray.memory-monitor.worker-killed", None, None),
+    # a log quoted in a Markdown reply ("> "), Vulkan's out-of-memory, the loader giving up
+    ("llamacpp/llamacpp.cuda.alloc-failed--nomic-ai-gpt4all-1690.log", "llamacpp.cuda.alloc-failed",
+     "weight-loading", None),
 ]
 
 
-@pytest.mark.parametrize(("log", "root_cause", "phase"), CONTEXT_FROM_BATCH_I, ids=lambda v: str(v)[:48])
-def test_batch_i_logs(log, root_cause, phase):
+@pytest.mark.parametrize(("log", "root_cause", "phase", "engine"), FROM_NEW_BATCHES, ids=lambda v: str(v)[:48])
+def test_new_batch_logs(log, root_cause, phase, engine):
     (report,) = scan(CORPUS / log)
     assert report["root_cause"] == root_cause
     if phase:
         assert report["phase"] == phase
+    if engine:
+        assert report["engine"] == engine
 
 
 def test_another_engines_signature_never_diagnoses_a_log_whose_engine_is_known():
@@ -344,36 +375,6 @@ def test_ipython_frames_show_the_same_phase():
     assert (report["root_cause"], report["phase"]) == ("cuda.runtime.out-of-memory", "serving")
 
 
-# Batch J: what its logs showed, each on its real log
-BATCH_J = [
-    # the allocator's message wrapped so that the excerpt starts on its second line
-    ("vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-57595.log", "torch.cuda.oom", None),
-    # LMDeploy's TurboMind out-of-memory, alone and inside its weight creation
-    ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-2236.log", "cuda.runtime.out-of-memory", None),
-    ("pytorch/torch.cuda.oom-weight-loading--InternLM-lmdeploy-1593.log", "torch.cuda.oom-weight-loading",
-     "weight-loading"),
-    # vLLM V0's multimodal profile run
-    ("vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-10034.log", "vllm.multimodal.encoder-budget",
-     "memory-profiling"),
-    # a quantization method's weight repacking, an ExLlamaV2 cache, Module.to's convert
-    ("vllm/torch.cuda.oom-weight-loading--wtdcode-vllm-backport-34.log", "torch.cuda.oom-weight-loading",
-     "weight-loading"),
-    ("pytorch/torch.cuda.oom--turboderp-org-exllamav2-761.log", "torch.cuda.oom", "kv-cache-allocation"),
-    ("pytorch/torch.cuda.oom-weight-loading--oobabooga-one-click-installers-15.log", "torch.cuda.oom-weight-loading",
-     "weight-loading"),
-    # torchrun's -9 report as rich wraps it, its 'binary' on the next line
-    ("pytorch/host.oom-killed--huggingface-accelerate-1214.log", "host.oom-killed", None),
-]
-
-
-@pytest.mark.parametrize(("log", "root_cause", "phase"), BATCH_J, ids=lambda v: str(v)[:48])
-def test_batch_j_logs(log, root_cause, phase):
-    (report,) = scan(CORPUS / log)
-    assert report["root_cause"] == root_cause
-    if phase:
-        assert report["phase"] == phase
-
-
 @pytest.mark.parametrize("log", [
     "nonmemory/nonmemory-sglang--sgl-project-sglang-8513.log",  # Triton's OutOfResources, then SGLang kills itself
     "nonmemory/nonmemory-sglang--sgl-project-sglang-2468.log",  # a failed warmup assertion, then 'Killed'
@@ -388,26 +389,3 @@ def test_a_kill_after_the_process_own_error_is_its_launchers_not_the_oom_killer(
 def test_a_bare_kill_with_no_error_before_it_is_still_the_oom_killer():
     (report,) = scan(CORPUS / "pytorch/host.oom-killed--oobabooga-textgen-2509.log")  # loading, then "Killed"
     assert report["root_cause"] == "host.oom-killed"
-
-
-# Batch K: what its logs showed, each on its real log
-BATCH_K = [
-    # a supervisor's "date time" before vLLM's header, and vLLM counted before PyTorch
-    ("vllm/vllm.cudagraph.oom-during-capture--xorbitsai-inference-1847.log", "vllm.cudagraph.oom-during-capture",
-     "cudagraph-capture", "vllm"),
-    # ANSI colours pasted in caret notation (^[[36m), the end of Ray's memory-monitor message
-    ("vllm/ray.memory-monitor.worker-killed--TideDra-lmm-r1-71.log", "ray.memory-monitor.worker-killed", None, None),
-    # a log quoted in a Markdown reply ("> "), Vulkan's out-of-memory, the loader giving up
-    ("llamacpp/llamacpp.cuda.alloc-failed--nomic-ai-gpt4all-1690.log", "llamacpp.cuda.alloc-failed",
-     "weight-loading", None),
-]
-
-
-@pytest.mark.parametrize(("log", "root_cause", "phase", "engine"), BATCH_K, ids=lambda v: str(v)[:48])
-def test_batch_k_logs(log, root_cause, phase, engine):
-    (report,) = scan(CORPUS / log)
-    assert report["root_cause"] == root_cause
-    if phase:
-        assert report["phase"] == phase
-    if engine:
-        assert report["engine"] == engine
