@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +72,12 @@ _CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
 }
 _MAX_POWER = 64
 
+# CPython keeps the AST constructor's recursion depth in interpreter-wide state, so two
+# threads parsing at once can fail with "SystemError: AST constructor recursion depth
+# mismatch" (CPython issue 106905; seen here under a threaded batch cluster). Expressions are
+# parsed lazily, inside scans that batch runs on worker threads, so parsing is serialised.
+_PARSE_LOCK = threading.Lock()
+
 
 class ExpressionError(ValueError):
     """The expression is not in the allowed language."""
@@ -104,7 +111,8 @@ def parse(source: str) -> Expression:
     if len(source) > 500:
         raise ExpressionError("expression longer than 500 characters")
     try:
-        tree = ast.parse(source, mode="eval").body
+        with _PARSE_LOCK:
+            tree = ast.parse(source, mode="eval").body
     except SyntaxError as exc:
         raise ExpressionError(f"syntax error: {exc.msg}") from None
     names: set[str] = set()
