@@ -22,10 +22,10 @@ _PREFIXES = re.compile(
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
     | >\ (?=\S)                                                              # a Markdown quote: a log pasted into a reply as "> line"
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
-    | \d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[])                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
+    | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
-    | (?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
-    | \[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
+    | (?P<export>(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY))\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
+    | (?P<stamp>\[)\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     )""",
@@ -57,7 +57,11 @@ class Message:
     text: str
     origin: str | None = None
     error_level: bool = False
-    prefixed: bool = False  # a log header or process tag was taken off: the line starts a record
+    # A logging header (a level or a time the logger wrote) was taken off: the line starts a
+    # record. Transport prefixes (Docker Compose, Kubernetes, a process or rank tag, a Markdown
+    # quote) are added to every physical line, so a message split over lines carries them on
+    # each piece and they say nothing about where a record starts.
+    header: bool = False
 
 
 def normalize(line: str) -> str:
@@ -78,12 +82,13 @@ def parse_line(line: str) -> Message:
         line = _json_message(stripped, depth=0) or line
     if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters
         line = line[:-2]
-    origin, error_level, prefixed = None, False, False
+    origin, error_level, header = None, False, False
     while True:
         match = _PREFIXES.match(line)
         if match is None or not match.end():
             break
-        prefixed = True
+        if match.group("level") or match.group("stamp") or match.group("supervisor") or match.group("export"):
+            header = True
         if match.group("origin"):
             origin = match.group("origin").rstrip(":")
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
@@ -91,7 +96,7 @@ def parse_line(line: str) -> Message:
         if match.group("level") in ("ERROR", "CRITICAL"):
             error_level = True
         line = line[match.end():]
-    return Message(line, origin, error_level or _logged_as_error(line), prefixed)
+    return Message(line, origin, error_level or _logged_as_error(line), header)
 
 
 def _logged_as_error(message: str) -> bool:

@@ -298,7 +298,7 @@ def test_frames_with_windows_paths_show_the_same_phase():
     assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
 
 
-# Batches I, J and K: what their logs showed, each on its real log
+# Batches I, J, K and L: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
     # batch I
@@ -340,6 +340,24 @@ FROM_NEW_BATCHES = [
     # a log quoted in a Markdown reply ("> "), Vulkan's out-of-memory, the loader giving up
     ("llamacpp/llamacpp.cuda.alloc-failed--nomic-ai-gpt4all-1690.log", "llamacpp.cuda.alloc-failed",
      "weight-loading", None),
+    # batch L
+    # the allocator's message wrapped over three lines, each with the rank's "[rank3]: " tag
+    ("pytorch/torch.cuda.oom-fragmentation--zai-org-GLM-4-785.log", "torch.cuda.oom-fragmentation", None, None),
+    # Ray re-raising a task's OutOfMemoryError as RayTaskError(OutOfMemoryError)
+    ("sglang/torch.cuda.oom--verl-project-verl-647.log", "torch.cuda.oom", None, None),
+    # torch_memory_saver's CUresult 2 from the driver API, in its old and current wording
+    ("sglang/cuda.runtime.out-of-memory--fzyzcjy-torch_memory_saver-4.log", "cuda.runtime.out-of-memory", None, None),
+    ("sglang/cuda.runtime.out-of-memory--sgl-project-sglang-14092.log", "cuda.runtime.out-of-memory", None, None),
+    # zsh's job report glued to a progress bar
+    ("host/host.oom-killed--baichuan-inc-Baichuan2-138.log", "host.oom-killed", "weight-loading", None),
+    # ggml's CPU buffer line without its first characters
+    ("llamacpp/llamacpp.host.alloc-failed--mozilla-ai-llamafile-541.log", "llamacpp.host.alloc-failed",
+     "kv-cache-allocation", None),
+    # TurboMind creating its model instances; an OpenAI-style error body; koboldcpp's prompt progress
+    ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-1459.log", "cuda.runtime.out-of-memory",
+     "kv-cache-allocation", None),
+    ("pytorch/torch.cuda.oom--lm-sys-FastChat-2198.log", "torch.cuda.oom", "serving", None),
+    ("llamacpp/llamacpp.cuda.alloc-failed--LostRuins-koboldcpp-612.log", "llamacpp.cuda.alloc-failed", "serving", None),
 ]
 
 
@@ -351,6 +369,25 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_a_pinned_memory_fallback_is_not_a_diagnosis():
+    """ggml asks for pinned host memory first and falls back to pageable memory when the
+    runtime refuses (hipErrorOutOfMemory): the runner then starts and serves."""
+    log = CORPUS / "healthy/healthy-ollama--likelovewant-ollama-for-amd-8.log"
+    assert "of pinned memory: hipErrorOutOfMemory" in log.read_text(encoding="utf-8")
+    (report,) = scan(log)
+    assert report["root_cause"] is None and report["findings"] == []
+
+
+def test_a_continuation_from_another_process_is_not_joined():
+    """A wrapped message continues on lines with the same process tag, or none; a line of
+    another rank is a record of its own (a transformation of a real log made here)."""
+    log = (CORPUS / "pytorch/torch.cuda.oom-fragmentation--zai-org-GLM-4-785.log").read_text(encoding="utf-8")
+    lines = log.splitlines()
+    other = "\n".join([lines[0], lines[1].replace("[rank3]:", "[rank2]:"), *lines[2:]]) + "\n"
+    (report,) = scan("-", stdin=other.encode())
+    assert report["root_cause"] == "torch.cuda.oom"
 
 
 def test_another_engines_signature_never_diagnoses_a_log_whose_engine_is_known():

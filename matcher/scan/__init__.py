@@ -254,7 +254,7 @@ class RunScan:
             self.event.frame_phase = self.phases.frame_phase
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
-        joined = self._rejoined(data, candidate, text, hits)
+        joined = self._rejoined(data, candidate, text, message.origin, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
@@ -308,14 +308,15 @@ class RunScan:
                 # CUDA error: ..."): the error is still uncatalogued, and the wrapper points at it.
                 event.keep(event.fatals, seen)
 
-    def _rejoined(self, data: bytes, candidate: Candidate, text: str,
+    def _rejoined(self, data: bytes, candidate: Candidate, text: str, origin: str | None,
                   hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
         """A message a terminal hard-wrapped (or an engine split) over the next lines, or padded
         with runs of spaces inside it, read whole (and squeezed) when that finds a problem the
         line alone does not show. Returns the text read, its hits and the number of
         continuation lines it took."""
         signatures = self.scanner.signatures
-        if any(signatures[i].kind == "problem" and signatures[i].id not in self.scanner.generic for i, _ in hits) \
+        if any(signatures[i].kind == "problem" and signatures[i].id not in self.scanner.generic
+               and not signatures[i].has_context for i, _ in hits) \
                 or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or not GATE.search(text) \
                 or message_window(candidate)[1] < candidate.end:
             return None
@@ -329,9 +330,9 @@ class RunScan:
             raw = data[position:min(stop, position + FOLLOW_BYTES)]
             message = parse_line(raw.decode("utf-8", "replace"))
             piece = message.text
-            if not piece.strip() or piece[:1].isspace() or message.prefixed \
+            if not piece.strip() or piece[:1].isspace() or message.header or message.origin not in (None, origin) \
                     or is_exception(piece) or TRACEBACK in piece or FRAME_LINE.match(piece):
-                break  # a new record: it has its own header, or starts a frame or an exception
+                break  # a new record: its own header or another process's tag, a frame or an exception
             pieces.append(piece)
             position = stop + 1
         if not pieces and _PADDING.search(text) is None:

@@ -22,9 +22,11 @@ from .lines import search
 MIN_PREFIX = 8  # characters of a canonical message start that a cut line must show
 _EXCEPTION = re.compile(
     r"^(?P<type>(?:[A-Za-z_][\w.]{0,120}?)?(?:Error|Exception|Interrupt|Exit|Failure)"
-    r"|(?:[a-z_]\w{0,40}\.){1,6}(?:errors|exceptions)\.[A-Z]\w{0,60})(?::\s*(?P<message>.*))?$")
+    r"|(?:[a-z_]\w{0,40}\.){1,6}(?:errors|exceptions)\.[A-Z]\w{0,60})"
+    r"(?:\((?P<cause>[A-Za-z_][\w.]{0,120})\))?(?::\s*(?P<message>.*))?$")
 # (the second form: a class in an errors or exceptions module, whatever its name says:
-# triton.runtime.errors.OutOfResources)
+# triton.runtime.errors.OutOfResources; the cause in brackets: a wrapper that re-raises the
+# exception of a remote task, Ray's "ray.exceptions.RayTaskError(OutOfMemoryError)")
 
 
 @dataclass(repr=False, eq=False)
@@ -77,7 +79,7 @@ class Symptoms:
         match = exception_line(text)
         if match is None:
             return None
-        sig = self._by_type.get(match.group("type"))
+        sig = self._by_type.get(match.group("type")) or self._by_type.get(match.group("cause") or "")
         if sig is None:
             return None
         reason = "the exception's message is missing" if not (match.group("message") or "").strip() else \
