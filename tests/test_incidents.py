@@ -298,7 +298,7 @@ def test_frames_with_windows_paths_show_the_same_phase():
     assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
 
 
-# Batches I, J, K and L: what their logs showed, each on its real log
+# Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
     # batch I
@@ -358,6 +358,20 @@ FROM_NEW_BATCHES = [
      "kv-cache-allocation", None),
     ("pytorch/torch.cuda.oom--lm-sys-FastChat-2198.log", "torch.cuda.oom", "serving", None),
     ("llamacpp/llamacpp.cuda.alloc-failed--LostRuins-koboldcpp-612.log", "llamacpp.cuda.alloc-failed", "serving", None),
+    # batch M
+    # JupyterLab's frames, whose location is a link ("File [path:N](url), in ...")
+    ("vllm/torch.cuda.oom--QwenLM-Qwen3-458.log", "torch.cuda.oom", "kv-cache-allocation", None),
+    # a vLLM layer's constructor building the model
+    ("vllm/torch.cuda.oom-weight-loading--xorbitsai-inference-1361.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # TVM's CUDA check, under MLC-LLM's ChatModule loading the model
+    ("pytorch/cuda.runtime.out-of-memory--mlc-ai-mlc-llm-1462.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # FasterTransformer's runtime error, the wording TurboMind inherited
+    ("trtllm/cuda.runtime.out-of-memory--triton-inference-server-fastertransformer_backend-157.log",
+     "cuda.runtime.out-of-memory", None, None),
+    # MMEngine's training progress before a kernel fault relayed by NCCL
+    ("nccl/cuda.kernel.fault--open-mmlab-mmengine-1557.log", "cuda.kernel.fault", "serving", None),
 ]
 
 

@@ -25,18 +25,22 @@ CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per
 MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 
 TRACEBACK = "Traceback (most recent call last)"
-FRAMES = ('File "', "File ~", "File /", "Cell In[")  # CPython's frame lines; IPython's (a bare path, a cell)
+# CPython's frame lines; IPython's (a bare path, JupyterLab's link to one, a cell)
+FRAMES = ('File "', "File ~", "File /", "File [", "Cell In[")
 GATE_WORDS = tuple(word.encode() for word in ERRORISH_WORDS)
 # Error words: they make a line error-ish (part of an event). The fuzzy fallback scores only
 # lines with one besides a bare "exception" (those are read for uncatalogued errors, and no
 # fuzzy template is about them).
 ERROR_WORDS = re.compile("(?i)" + "|".join(map(re.escape, ERRORISH_WORDS)))
 GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w != "exception"))
-FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|[~/]\S{0,400}?\.py:\d+, in )|Cell In\[\d+\], line \d+)')
+FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|\[?[~/]\S{0,400}?\.py:\d+(?:\]\([^)\s]{0,600}\))?, in )'
+                        r'|Cell In\[\d+\], line \d+)')
 # The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
 # few lines of context and marks it with an arrow.
 IPYTHON_CALL = "--->"
-_IPYTHON_FRAME = re.compile(r'^\s*File (?P<path>[~/]\S{0,400}?\.py):(?P<line>\d+), in (?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
+# (JupyterLab renders the location as a link, which a copy gives as "File [path:N](url), in ...")
+_IPYTHON_FRAME = re.compile(r'^\s*File \[?(?P<path>[~/]\S{0,400}?\.py):(?P<line>\d+)(?:\]\([^)\s]{0,600}\))?, in '
+                            r'(?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
 
 
 def canonical_frame(text: str) -> str:
