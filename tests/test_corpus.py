@@ -5,6 +5,7 @@ log. Generated samples are checked in test_generated.py."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -20,9 +21,15 @@ def test_the_real_corpus_has_failures_and_healthy_logs() -> None:
 
 
 def test_every_real_sample_names_its_public_source() -> None:
+    """A GitHub thread for most; a forum post or a documentation page for a few, which must
+    then say in ``where`` which post or output the excerpt was copied from."""
     for sample in SAMPLES:
-        url = sample.meta.get("source", {}).get("url", "")
-        assert url.startswith("https://github.com/"), f"{sample.sidecar.name}: source.url {url!r}"
+        source = sample.meta.get("source", {})
+        url = source.get("url", "")
+        host = urlsplit(url).hostname
+        assert url.startswith("https://") and host, f"{sample.sidecar.name}: source.url {url!r}"
+        if host != "github.com":
+            assert source.get("where"), f"{sample.sidecar.name}: a page other than a GitHub thread needs 'where'"
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.log.relative_to(CORPUS).as_posix())

@@ -372,6 +372,15 @@ FROM_NEW_BATCHES = [
      "cuda.runtime.out-of-memory", None, None),
     # MMEngine's training progress before a kernel fault relayed by NCCL
     ("nccl/cuda.kernel.fault--open-mmlab-mmengine-1557.log", "cuda.kernel.fault", "serving", None),
+    # batch N
+    # Colab's frames ("[path](url) in func(args)", no line number) under from_pretrained
+    ("pytorch/torch.cuda.oom-weight-loading--mshumer-gpt-llm-trainer-15.log", "torch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # ggml_vulkan's report of a buffer it could not create
+    ("llamacpp/llamacpp.cuda.alloc-failed--janhq-jan-6038.log", "llamacpp.cuda.alloc-failed", None, None),
+    # the loader's failure after the error replaces the device check that the last marker named
+    ("llamacpp/llamacpp.cuda.alloc-failed--TabbyML-tabby-1498.log", "llamacpp.cuda.alloc-failed",
+     "weight-loading", None),
 ]
 
 

@@ -58,6 +58,13 @@ _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cel
 NOT_A_LACK_OF_MEMORY = "gpu-fault"  # a symptom class that rules out a memory diagnosis on its line
 
 
+def _provisional(phase: str | None, source: str) -> bool:
+    """A phase that a marker after the error may replace: none was decided, it came from such
+    markers, or it is the device check's, whose markers (devices found, backends initialised)
+    only say that the next step had not yet printed its own."""
+    return source in ("unknown", "followers") or (source == "marker" and phase == "device-check")
+
+
 def _vetoed(sig: Signature, shown: set[str]) -> bool:
     """A kernel fault on a line that shows no out-of-memory is not diagnosed by a signature
     that does not own faults, whatever else of its wording matches there."""
@@ -395,10 +402,10 @@ class RunScan:
             # allocation failure, then which buffer it was for, then the caller): an incident
             # whose phase nothing decided takes the phase of the markers that follow it.
             for _, incident in event.hits.values():
-                if incident.phase_source in ("unknown", "followers"):
+                if _provisional(incident.phase, incident.phase_source):
                     incident.phase, incident.phase_source = phase, "followers"
             for _, seen in event.symptoms:  # and so does a symptom, before its owner is chosen
-                if seen.phase_source in ("unknown", "followers"):
+                if _provisional(seen.phase, seen.phase_source):
                     seen.phase, seen.phase_source = phase, "followers"
         self.phases.enter(phase, line_no)
 

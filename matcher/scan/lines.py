@@ -25,8 +25,9 @@ CONFIRM_CACHE = 4096  # distinct (message, anchors) confirmations remembered per
 MEMO_LINE = 2048  # longer lines are not memoised: they rarely repeat, and memory stays bounded
 
 TRACEBACK = "Traceback (most recent call last)"
-# CPython's frame lines; IPython's (a bare path, JupyterLab's link to one, a cell)
-FRAMES = ('File "', "File ~", "File /", "File [", "Cell In[")
+# CPython's frame lines; IPython's (a bare path, JupyterLab's link to one, a cell); older
+# IPython's and Colab's, which name the file and the function without a line number
+FRAMES = ('File "', "File ~", "File /", "File [", "Cell In[", ".py in ", ".py](", "<ipython-input-")
 GATE_WORDS = tuple(word.encode() for word in ERRORISH_WORDS)
 # Error words: they make a line error-ish (part of an event). The fuzzy fallback scores only
 # lines with one besides a bare "exception" (those are read for uncatalogued errors, and no
@@ -34,22 +35,28 @@ GATE_WORDS = tuple(word.encode() for word in ERRORISH_WORDS)
 ERROR_WORDS = re.compile("(?i)" + "|".join(map(re.escape, ERRORISH_WORDS)))
 GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w != "exception"))
 FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|\[?[~/]\S{0,400}?\.py:\d+(?:\]\([^)\s]{0,600}\))?, in )'
-                        r'|Cell In\[\d+\], line \d+)')
+                        r'|Cell In\[\d+\], line \d+'
+                        r'|\[?(?:[~/]\S{0,400}?\.py|<ipython-input-[\w-]{1,80}>)(?:\]\([^)\s]{0,600}\))? in <?[\w: ]{1,80}>?\()')
 # The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
 # few lines of context and marks it with an arrow.
 IPYTHON_CALL = "--->"
 # (JupyterLab renders the location as a link, which a copy gives as "File [path:N](url), in ...")
 _IPYTHON_FRAME = re.compile(r'^\s*File \[?(?P<path>[~/]\S{0,400}?\.py):(?P<line>\d+)(?:\]\([^)\s]{0,600}\))?, in '
                             r'(?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
+# (older IPython and Colab: "/path/x.py in func(args)", the path also as a link "[/path/x.py](url)")
+_OLD_IPYTHON_FRAME = re.compile(r'^\s*\[?(?P<path>[~/]\S{0,400}?\.py)(?:\]\([^)\s]{0,600}\))? in (?P<func>\w+)\(')
 
 
 def canonical_frame(text: str) -> str:
     """A frame line as frame maps spell it: CPython's ``File "path", line N, in func`` with
-    ``/`` in paths, from IPython's ``File path:N, in Class.func(args)`` or a Windows path."""
+    ``/`` in paths, from IPython's ``File path:N, in Class.func(args)``, older IPython's and
+    Colab's ``path in func(args)`` or a Windows path."""
     text = text.strip()
     ipython = _IPYTHON_FRAME.match(text)
     if ipython is not None:
         text = f'File "{ipython["path"]}", line {ipython["line"]}, in {ipython["func"]}'
+    elif (older := _OLD_IPYTHON_FRAME.match(text)) is not None:  # no line number: 0 stands for it
+        text = f'File "{older["path"]}", line 0, in {older["func"]}'
     return text.replace("\\", "/")
 
 
