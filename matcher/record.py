@@ -13,23 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .catalog.vocabulary import RecordFacts, builtin_vocabulary
 from .diagnose import Diagnosis
 from .findings import Run
 from .redact import redact_secrets
 from .runlog import ProcessLog, RunLog, process_key
 
-SETTINGS = (
-    "model", "dtype", "quantization", "gpu_memory_utilization", "max_model_len", "max_num_seqs",
-    "max_num_batched_tokens", "tensor_parallel_size", "enforce_eager", "kv_cache_dtype",
-    "kv_cache_memory_bytes", "swap_space_gib", "block_size", "mem_fraction_static", "context_length",
-    "max_running_requests", "chunked_prefill_size", "max_total_tokens", "max_input_tokens",
-    "max_batch_prefill_tokens", "n_ctx", "n_gpu_layers",
-)
-HARDWARE = ("gpu_name", "gpu_count", "tensor_parallel_size")
 # Arguments that name the run rather than tune it: shown when they change, never counted as knobs.
 NOT_KNOBS = frozenset({"model", "model_tag", "model_id", "model_path", "served_model_name", "tokenizer", "host",
                        "hostname", "port", "master_port", "master_addr", "shard_uds_path", "seed"})
-KV_FACTS = ("kv_cache_tokens", "gpu_blocks", "cpu_blocks", "max_concurrency", "concurrency_tokens", "max_total_num_tokens")
+
+
+def record_facts() -> RecordFacts:
+    """Which facts are settings, hardware and KV cache, in the order shown (``kb/facts.yaml``)."""
+    return builtin_vocabulary().record
+
 
 # (label, fact) rows of the memory picture, inside the budget, in allocation order.
 BUDGET_PARTS = (
@@ -84,7 +82,7 @@ class RunRecord:
     @property
     def hardware(self) -> dict[str, Any]:
         """What the log says about the GPUs: name, count, memory of one device."""
-        found = {key: self.facts[key] for key in HARDWARE if key in self.facts}
+        found = {key: self.facts[key] for key in record_facts().hardware if key in self.facts}
         if self.gpus:
             found.setdefault("gpu_name", self.gpus[0]["name"])
             found.setdefault("gpu_count", len(self.gpus))
@@ -143,7 +141,7 @@ class ProcessRecord:
 
     @property
     def kv_cache(self) -> dict[str, Any]:
-        return {k: self.facts[k] for k in KV_FACTS if k in self.facts}
+        return {k: self.facts[k] for k in record_facts().kv_cache if k in self.facts}
 
     def as_dict(self) -> dict[str, Any]:
         return {"key": self.key, "tag": self.tag, "arguments": self.arguments,
@@ -182,8 +180,9 @@ def record(diagnosis: Diagnosis, log: RunLog | None = None) -> RunRecord:
         sources.extend(s for s in process.argument_sources if s not in sources)
         for name, value in process.environment.items():
             environment.setdefault(name, value)
-    settings = {k: facts[k] for k in SETTINGS if k in facts}
-    settings.update({k: arguments[k] for k in SETTINGS if k not in settings and arguments.get(k) is not None})
+    lists = record_facts()
+    settings = {k: facts[k] for k in lists.settings if k in facts}
+    settings.update({k: arguments[k] for k in lists.settings if k not in settings and arguments.get(k) is not None})
     if "max_model_len" not in settings and "concurrency_tokens" in facts:
         settings["max_model_len"] = facts["concurrency_tokens"]
     total = _first(facts, "total_gib", "device_total_gib")
@@ -200,7 +199,7 @@ def record(diagnosis: Diagnosis, log: RunLog | None = None) -> RunRecord:
         version=facts.get("engine_version"),
         settings=settings,
         budget=budget,
-        kv_cache={k: facts[k] for k in KV_FACTS if k in facts},
+        kv_cache={k: facts[k] for k in lists.kv_cache if k in facts},
         phase_reached=run.phase_reached,
         outcome=diagnosis.outcome,
         root_cause=root.id if root else None,
@@ -291,9 +290,10 @@ def _knobs(changed: dict[str, tuple[Any, Any]]) -> list[str]:
 
 def compare(a: RunRecord, b: RunRecord) -> Comparison:
     """Every setting, argument and environment variable that differs, then the memory."""
-    keys = [k for k in SETTINGS if k in a.settings or k in b.settings]
+    known = record_facts().settings
+    keys = [k for k in known if k in a.settings or k in b.settings]
     changed = {k: (a.settings.get(k), b.settings.get(k)) for k in keys if a.settings.get(k) != b.settings.get(k)}
-    changed.update(_changed_arguments(a.arguments, a.argument_sources, b.arguments, b.argument_sources, skip=SETTINGS))
+    changed.update(_changed_arguments(a.arguments, a.argument_sources, b.arguments, b.argument_sources, skip=known))
     changed.update(_changed_environment(a.environment, b.environment))
     mem_a, mem_b = a.as_dict()["memory"], b.as_dict()["memory"]
     deltas = _deltas(mem_a, mem_b)

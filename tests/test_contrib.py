@@ -84,6 +84,8 @@ def widget_overlay(tmp_path: Path, *docs: dict[str, Any], example: str | None = 
     kb = tmp_path / "kb"
     for doc in docs or (signature(),):
         dump(kb / "any" / f"{doc['id'].rsplit('.', 1)[-1]}.yaml", doc)
+    dump(kb / "facts.yaml", {"facts": {name: {"unit": "count", "engines": ["any"], "meaning": f"widgets {name}"}
+                                       for name in ("widgets", "left")}})
     log = tmp_path / "corpus" / "any" / "widgets.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"INFO starting\n{WIDGET_LINE}\n", encoding="utf-8")
@@ -144,6 +146,9 @@ def test_contributor_loop_in_an_overlay(tmp_path: Path) -> None:
 
     dump(sig_file, fill_placeholders(doc))
     dump(sidecar, fill_placeholders(yaml.safe_load(sidecar.read_text(encoding="utf-8"))))
+    facts = kb / "facts.yaml"  # the proposed names logkb new declared, each with a TODO meaning
+    assert any(line.startswith(f"{facts}: facts.") for line in lines)
+    facts.write_text(facts.read_text(encoding="utf-8").replace("TODO: what this number is", "a size the line gives"))
     valid = run("validate", kb)
     assert valid.exit_code == 0, valid.output
     assert valid.stdout == ""

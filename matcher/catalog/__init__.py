@@ -11,7 +11,7 @@ source checkout), with the corpus its examples name (``matcher/_data/corpus``, `
 
 from .cache import load_catalog
 from .errors import CatalogError
-from .files import data_dir, read_yaml, source_checkout, yaml_files
+from .files import data_dir, read_yaml, signature_files, source_checkout
 from .load import cross_reference_errors, load_signature
 from .model import (
     Applicability,
@@ -31,5 +31,5 @@ from .model import (
 __all__ = [
     "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "Fix", "LazyRegex", "OwnRule", "Pattern",
     "Reference", "Signature", "Value", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
-    "read_yaml", "source_checkout", "todo_keys", "yaml_files",
+    "read_yaml", "signature_files", "source_checkout", "todo_keys",
 ]

@@ -33,6 +33,15 @@ def yaml_files(root: Path) -> list[Path]:
     return [Path(path) for _, path in yaml_entries(root)]
 
 
+# Files at a catalog root that are not signatures: the manifest and the fact vocabulary.
+ROOT_FILES = ("catalog.yaml", "facts.yaml")
+
+
+def signature_files(root: Path) -> list[Path]:
+    """The signature files below ``root`` in load order: every catalog file but ROOT_FILES."""
+    return [path for path in yaml_files(root) if not (path.parent == root and path.name in ROOT_FILES)]
+
+
 def yaml_entries(root: str | Path) -> list[tuple[str, str]]:
     """(path relative to ``root`` with '/' separators, path) of each catalog file, in load order."""
     found: list[tuple[list[str], str]] = []

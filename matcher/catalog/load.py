@@ -22,7 +22,7 @@ from .. import expr
 from ..upgrade import upgrade
 from ..versions import InvalidRange, VersionRange
 from .errors import CatalogError
-from .files import data_dir, read_yaml, yaml_files
+from .files import data_dir, read_yaml, signature_files
 from .model import (
     Applicability,
     Catalog,
@@ -63,9 +63,7 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
         if index == 0:
             manifest = root_manifest
         overrides = set(root_manifest.get("overrides", []))
-        for path in yaml_files(root):
-            if path.name == "catalog.yaml" and path.parent == root:
-                continue
+        for path in signature_files(root):
             sig = load_signature(path, validator, reviewed=builtin and index == 0)
             if sig.id in signatures and sig.id not in overrides:
                 raise CatalogError(

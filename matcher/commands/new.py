@@ -9,7 +9,8 @@ escaped. The regex must pass :func:`matcher.regexlint.lint` and match the line.
 
 It writes ``<kb>/<engine>/<slug>.yaml`` (status experimental, TODO placeholders that
 ``logkb validate`` reports until they are written) and, when the log has none, a sidecar beside
-it expecting the new signature on that line.
+it expecting the new signature on that line. A proposed group name the vocabulary lacks gets
+a declaration with a TODO meaning at the end of ``<kb>/facts.yaml``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import yaml
 
 from .. import facts as factlib
 from ..catalog import data_dir
+from ..catalog.vocabulary import load_vocabulary, suffix_unit
 from ..normalize import normalize
 from ..output import echo, write_file
 from ..redact import redact
@@ -274,12 +276,31 @@ def command(location: str, engine: str | None, sig_id: str | None, kb_dir: str, 
         echo(f"wrote {sidecar}")
     elif (existing.get("expect") or {}).get("root_cause") != sig_id:
         echo(f"note: {sidecar} expects {(existing.get('expect') or {}).get('root_cause')}, not {sig_id}")
+    for name in declare_facts(kb, engine, proposal.facts):
+        echo(f"declared {name} in {kb / 'facts.yaml'}")
     echo(f"line {line_no}: {message}")
     echo(f"regex: {proposal.regex}")
     for name, value in proposal.facts.items():
         echo(f"  {name} = {value!r}")
     overlay = "" if kb.resolve() == data_dir("kb").resolve() else f" --catalog {kb}"
     echo(f"next: replace the TODO text, then `logkb validate {kb}` and `logkb test{overlay} {log.parent}`")
+
+
+def declare_facts(kb: Path, engine: str, facts: dict[str, Any]) -> list[str]:
+    """Append a declaration (unit from the suffix or the value, TODO meaning) to
+    ``<kb>/facts.yaml`` for each proposed fact name neither it nor the built-in catalog declares."""
+    roots = {root.resolve(): root for root in (kb, data_dir("kb"))}
+    known = load_vocabulary(roots.values())
+    new = [name for name in facts if name not in known]
+    if not new:
+        return []
+    path = kb / "facts.yaml"
+    text = path.read_text(encoding="utf-8").rstrip("\n") if path.is_file() else "facts:"
+    for name in new:
+        unit = suffix_unit(name) or ("number" if isinstance(facts[name], (int, float)) else "text")
+        text += f'\n  {name}: {{unit: {unit}, engines: [{engine}], meaning: "TODO: what this number is"}}'
+    write_file(path, text + "\n")
+    return new
 
 
 def _relative(path: Path, base: Path) -> str | None:
