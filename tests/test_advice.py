@@ -287,7 +287,9 @@ def test_validate_refuses_a_fix_whose_when_names_a_missing_check(tmp_path: Path)
     result = validate_edited(tmp_path, "pytorch/cuda-oom.yaml", "when: checks.other-processes.failed",
                              "when: checks.other-process.failed", "torch.cuda.oom")
     assert result.exit_code == 2
-    assert "cuda-oom.yaml: fixes[0].when: no check 'other-process' in this signature" in result.output
+    edited = tmp_path / "pytorch" / "cuda-oom.yaml"
+    line = next(i for i, text in enumerate(edited.read_text().splitlines(), 1) if "checks.other-process." in text)
+    assert f"cuda-oom.yaml:{line}: fixes[0].when: no check 'other-process' in this signature" in result.output
 
 
 def test_a_fix_that_names_a_check_follows_its_verdict() -> None:

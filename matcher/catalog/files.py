@@ -77,6 +77,17 @@ def read_yaml(path: Path) -> Any:
     return doc
 
 
+def located(path: Path, pattern: str, start: int = 1) -> str:
+    """``path:line`` of the first line at or after ``start`` on which the regex ``pattern``
+    matches, or just ``path`` when none does: where an error points a contributor to."""
+    import re
+
+    found = re.compile(pattern)
+    lines = read_catalog_bytes(path).decode("utf-8", "replace").splitlines()
+    number = next((i for i, line in enumerate(lines[start - 1:], start) if found.search(line)), 0)
+    return f"{path}:{number}" if number else str(path)
+
+
 def read_catalog_bytes(path: Path) -> bytes:
     """The bytes of a catalog file, at most MAX_FILE_BYTES of them; opened without blocking,
     so that a FIFO named *.yaml is refused rather than waited on."""

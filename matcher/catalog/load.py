@@ -22,7 +22,7 @@ from .. import expr
 from ..upgrade import upgrade
 from ..versions import InvalidRange, VersionRange
 from .errors import CatalogError
-from .files import data_dir, read_yaml, signature_files
+from .files import data_dir, located, read_yaml, signature_files
 from .model import (
     Applicability,
     Catalog,
@@ -211,7 +211,8 @@ def _check_references(doc: dict[str, Any], path: Path) -> None:
     for i, fix in enumerate(doc.get("fixes", [])):
         reference = check_reference(fix["when"]) if isinstance(fix.get("when"), str) else None
         if reference is not None and reference[0] not in checks:
-            raise CatalogError(f"{path}: fixes[{i}].when: no check '{reference[0]}' in this signature "
+            where = located(path, r"^\s*when:\s*['\"]?" + re.escape(fix["when"].strip()))
+            raise CatalogError(f"{where}: fixes[{i}].when: no check '{reference[0]}' in this signature "
                                f"(checks: {', '.join(sorted(checks)) or 'none'})")
 
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import CatalogError
-from .files import data_dir, read_catalog_bytes, read_yaml
+from .files import data_dir, located, read_yaml
 from .model import Signature
 
 FILE_NAME = "facts.yaml"
@@ -134,16 +134,6 @@ def _fact(name: object, entry: object, path: Path) -> Fact:
 def undeclared(sig: Signature, vocabulary: Vocabulary) -> Iterator[str]:
     """``file:line: key: ...`` for each capture or value name of ``sig`` that the vocabulary
     lacks, and for each captured size whose name lacks the suffix its unit needs."""
-    lines: list[str] | None = None
-
-    def where(pattern: str) -> str:
-        nonlocal lines
-        if lines is None:
-            lines = read_catalog_bytes(sig.path).decode("utf-8", "replace").splitlines()
-        found = re.compile(pattern)
-        number = next((i for i, line in enumerate(lines, 1) if found.search(line)), 0)
-        return f"{sig.path}:{number}" if number else str(sig.path)
-
     seen: set[str] = set()
     for i, pattern in enumerate(sig.patterns):
         for name in pattern.compiled.groupindex:
@@ -152,17 +142,17 @@ def undeclared(sig: Signature, vocabulary: Vocabulary) -> Iterator[str]:
                 continue
             seen.add(name)
             if fact is None:
-                yield (f"{where(_capture(name))}: match.patterns[{i}].regex: capture '{name}' is not a declared "
+                yield (f"{located(sig.path, _capture(name))}: match.patterns[{i}].regex: capture '{name}' is not a declared "
                        f"fact (declare it with its unit, meaning and engines in {FILE_NAME})")
             elif not name.endswith(CONVERTED_UNITS[fact.unit]):
-                yield (f"{where(_capture(name))}: match.patterns[{i}].regex: capture '{name}' is in {fact.unit}, "
+                yield (f"{located(sig.path, _capture(name))}: match.patterns[{i}].regex: capture '{name}' is in {fact.unit}, "
                        f"so its name must end in {CONVERTED_UNITS[fact.unit]}")
     values = [("values", value.name) for value in sig.values]
     values += [(f"fixes[{i}].values", value.name) for i, fix in enumerate(sig.fixes) for value in fix.values]
     for key, name in values:
         if name not in vocabulary and name not in seen:
             seen.add(name)
-            yield (f"{where(_key(name))}: {key}.{name}: value '{name}' is not a declared fact "
+            yield (f"{located(sig.path, _key(name))}: {key}.{name}: value '{name}' is not a declared fact "
                    f"(declare it with its unit, meaning and engines in {FILE_NAME})")
 
 
