@@ -16,6 +16,7 @@ regex parser and walk the tree:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 try:  # Python >= 3.11
     import re._constants as _c
@@ -52,14 +53,21 @@ class Anchors:
     literals: tuple[str, ...]
 
 
-def lint(pattern: str, ignore_case: bool = False) -> Anchors:
-    """Check a catalog regex; return its anchors or raise RegexLintError saying why not."""
+def lint_shape(pattern: str, ignore_case: bool = False) -> Any:
+    """Check a regex's syntax and shape (RE2 features, no nested unbounded repeats) without
+    asking for an anchor: exclusions, frame patterns and fragments. Returns the parse tree."""
     flags = _c.SRE_FLAG_IGNORECASE if ignore_case else 0
     try:
         tree = _parser.parse(pattern, flags)
     except Exception as exc:  # re.error, OverflowError, RecursionError
         raise RegexLintError(f"does not compile: {exc}") from None
     _check_features(tree, inside_unbounded=False)
+    return tree
+
+
+def lint(pattern: str, ignore_case: bool = False) -> Anchors:
+    """Check a catalog regex; return its anchors or raise RegexLintError saying why not."""
+    tree = lint_shape(pattern, ignore_case)
     best = _best_required(tree)
     if best is None or min(len(s) for s in best) < MIN_ANCHOR:
         raise RegexLintError(

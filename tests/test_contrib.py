@@ -43,10 +43,11 @@ def _parse_each_catalog_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "load_signature", _cached_load_signature)
 
 
-def _cached_load_signature(path: Path, validator: Any = None, reviewed: bool = False) -> Any:
-    key = (str(Path(path).resolve()), Path(path).read_bytes(), reviewed)
+def _cached_load_signature(path: Path, validator: Any = None, reviewed: bool = False, fragments: Any = None) -> Any:
+    shared = None if fragments is None else tuple(sorted(fragments.items()))  # a fragment edit is a new key
+    key = (str(Path(path).resolve()), Path(path).read_bytes(), reviewed, shared)
     if key not in _SIGNATURES:
-        _SIGNATURES[key] = _LOAD_SIGNATURE(path, validator, reviewed)
+        _SIGNATURES[key] = _LOAD_SIGNATURE(path, validator, reviewed, fragments)
     return _SIGNATURES[key]
 
 

@@ -31,7 +31,7 @@ _CATALOG, _STAMP = "catalog", "stamp"
 
 # The modules whose checks a cached catalog has passed: editing one (in a source checkout,
 # where the version does not change) must not let an entry skip a new check.
-_VALIDATING_MODULES = ("catalog/cache.py", "catalog/files.py", "catalog/load.py", "catalog/model.py",
+_VALIDATING_MODULES = ("catalog/cache.py", "catalog/files.py", "catalog/fragments.py", "catalog/load.py", "catalog/model.py",
                        "expr.py", "regexlint.py", "upgrade.py", "versions.py")
 # A file changed this close to the moment it was hashed is not trusted by its stamp: a
 # second write within one tick of the file system's clock could leave the stamp unchanged.

@@ -33,13 +33,18 @@ def yaml_files(root: Path) -> list[Path]:
     return [Path(path) for _, path in yaml_entries(root)]
 
 
-# Files at a catalog root that are not signatures: the manifest and the fact vocabulary.
+# Files at a catalog root that are not signatures: the manifest and the fact vocabulary; and
+# the folder of shared regex fragments (matcher/catalog/fragments.py).
 ROOT_FILES = ("catalog.yaml", "facts.yaml")
+FRAGMENTS_FOLDER = "_fragments"
 
 
 def signature_files(root: Path) -> list[Path]:
-    """The signature files below ``root`` in load order: every catalog file but ROOT_FILES."""
-    return [path for path in yaml_files(root) if not (path.parent == root and path.name in ROOT_FILES)]
+    """The signature files below ``root`` in load order: every catalog file but ROOT_FILES
+    and the fragment files."""
+    fragments = root / FRAGMENTS_FOLDER
+    return [path for path in yaml_files(root)
+            if not (path.parent == root and path.name in ROOT_FILES) and fragments not in path.parents]
 
 
 def yaml_entries(root: str | Path) -> list[tuple[str, str]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from ..upgrade import upgrade
 from ..versions import InvalidRange, VersionRange
 from .errors import CatalogError
 from .files import data_dir, located, read_yaml, signature_files
+from .fragments import Fragment, load_fragments, resolve
 from .model import (
     Applicability,
     Catalog,
@@ -58,13 +59,15 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
     signatures: dict[str, Signature] = {}
     manifest: dict[str, Any] = {}
     validator = _validator("signature.schema.json")
+    fragments: dict[str, Fragment] = {}
     for index, root in enumerate(roots):
+        fragments = load_fragments([root], fragments)
         root_manifest = _load_manifest(root) if (root / "catalog.yaml").exists() or index == 0 else {}
         if index == 0:
             manifest = root_manifest
         overrides = set(root_manifest.get("overrides", []))
         for path in signature_files(root):
-            sig = load_signature(path, validator, reviewed=builtin and index == 0)
+            sig = load_signature(path, validator, reviewed=builtin and index == 0, fragments=fragments)
             if sig.id in signatures and sig.id not in overrides:
                 raise CatalogError(
                     f"{path}: id: {sig.id!r} is already defined in {signatures[sig.id].path} "
@@ -84,9 +87,13 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
     return catalog
 
 
-def load_signature(path: Path, validator: Any | None = None, reviewed: bool = False) -> Signature:
-    """One catalog file, validated; ``reviewed`` for the built-in catalog's files."""
-    doc = upgrade(read_yaml(path), SCHEMA_VERSION)
+def load_signature(path: Path, validator: Any | None = None, reviewed: bool = False,
+                   fragments: Mapping[str, Fragment] | None = None) -> Signature:
+    """One catalog file, validated; ``reviewed`` for the built-in catalog's files; its
+    patterns' ``(?&name)`` references resolved from ``fragments`` (default: the built-in ones)."""
+    if fragments is None:
+        fragments = load_fragments([data_dir("kb")])
+    doc = resolve(upgrade(read_yaml(path), SCHEMA_VERSION), fragments, path)
     _validate(doc, validator or _validator("signature.schema.json"), path)
     return build(doc, path, check_document(doc, path, reviewed), reviewed)
 
@@ -178,10 +185,10 @@ def _pattern_anchors(source: str, path: Path, key: str, ignore_case: bool) -> tu
 
 def _check_regex(source: str, path: Path, key: str, reviewed: bool) -> None:
     """Lint (shape only: exclusions and frame patterns need no anchor) and compile once."""
-    from ..regexlint import RegexLintError
+    from ..regexlint import RegexLintError, lint_shape
 
     try:
-        lint_shape_only(source)
+        lint_shape(source)
         compile_regex(source, reviewed=reviewed)
     except RegexLintError as exc:
         raise CatalogError(f"{path}: {key}: regex {exc}") from None
@@ -193,17 +200,6 @@ def _regex_error() -> type[Exception]:
     import regex
 
     return regex.error
-
-
-def lint_shape_only(source: str) -> None:
-    """Syntax and backtracking checks without requiring an anchor (frames, exclusions)."""
-    from ..regexlint import RegexLintError, lint
-
-    try:
-        lint(source)
-    except RegexLintError as exc:
-        if "required literal" not in str(exc) and "alternative anchors" not in str(exc):
-            raise
 
 
 def _check_references(doc: dict[str, Any], path: Path) -> None:

@@ -46,6 +46,8 @@ from ..catalog import (
     signature_files,
     todo_keys,
 )
+from ..catalog.files import located
+from ..catalog.fragments import Fragment, load_fragments, references
 from ..catalog.vocabulary import FILE_NAME as FACTS_FILE
 from ..catalog.vocabulary import Vocabulary, load_vocabulary, undeclared
 from ..checklist import placeholders as fill_placeholders
@@ -113,14 +115,22 @@ def _shown(path: Path) -> Path:
 
 def validate(targets: Targets, overlays: list[Path], corpora: list[Path]) -> Iterator[str]:
     """One line per problem, stage by stage (see the module docstring)."""
+    own_roots = _unique_roots([*targets.roots, *map(targets.root_of, targets.files)])
+    all_roots = _unique_roots([data_dir("kb"), *overlays, *own_roots])
+    try:
+        fragments = load_fragments(all_roots)
+    except CatalogError as exc:
+        yield str(exc)
+        return
     loaded: dict[Path, Signature] = {}
     for file in targets.files:
         try:
-            loaded[file] = load_signature(file)
+            loaded[file] = load_signature(file, fragments=fragments)
         except CatalogError as exc:
             yield str(exc)
     if len(loaded) < len(targets.files):
         return
+    _warn_unused(fragments, own_roots, all_roots)
     try:
         catalog = _catalog_with(targets, loaded, overlays)
     except CatalogError as exc:
@@ -128,7 +138,6 @@ def validate(targets: Targets, overlays: list[Path], corpora: list[Path]) -> Ite
         return
     mine = {sig.id: sig for sig in loaded.values()}
     broken: set[str] = set()
-    own_roots = _unique_roots([*targets.roots, *map(targets.root_of, targets.files)])
     try:
         vocabulary = load_vocabulary(_unique_roots([*catalog.roots, *own_roots]))
     except CatalogError as exc:
@@ -177,6 +186,18 @@ def _declared(vocabulary: Vocabulary, catalog: Catalog, mine: dict[str, Signatur
     for sig in mine.values():
         for line in undeclared(sig, vocabulary):
             yield sig.id, line
+
+
+def _warn_unused(fragments: dict[str, Fragment], own_roots: list[Path], all_roots: list[Path]) -> None:
+    """A warning (not a failure) for each fragment of the validated catalogs no pattern uses."""
+    own = [f for f in fragments.values() if any(f.path.resolve().is_relative_to(r.resolve()) for r in own_roots)]
+    if not own:
+        return
+    used = set().union(*(references(path) for root in all_roots for path in signature_files(root)))
+    for fragment in own:
+        if fragment.name not in used:
+            where = located(fragment.path, r"^\s*" + fragment.name + r"\s*:")
+            click.echo(f"logkb validate: warning: {where}: fragments.{fragment.name}: no pattern uses it", err=True)
 
 
 def _unique_roots(roots: Iterable[Path]) -> list[Path]:

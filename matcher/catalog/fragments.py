@@ -1,0 +1,96 @@
+"""Shared regex fragments (``kb/_fragments/*.yaml``), referenced by name from patterns.
+
+A pattern writes ``(?&name)`` where a fragment's text belongs; the loader replaces the
+reference with the fragment, wrapped in a non-capturing group, before the pattern is checked,
+so the regex that is linted (RE2 syntax, linear-time shape, a literal anchor), compiled and
+cached is the whole one, and one wording change is one edit. A fragment cannot refer to
+another, so resolution is one pass. Fragment names are unique across all catalog roots; an
+overlay may use the built-in fragments and define its own in its ``_fragments/`` folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import CatalogError
+from .files import FRAGMENTS_FOLDER as FOLDER
+from .files import located, read_catalog_bytes, read_yaml, yaml_files
+
+REFERENCE = re.compile(r"\(\?&([a-z][a-z0-9_]{0,63})\)")
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One named piece of regex, and the file that defines it."""
+
+    name: str
+    regex: str
+    meaning: str
+    path: Path
+
+
+def fragment_files(root: Path) -> list[Path]:
+    folder = root / FOLDER
+    return yaml_files(folder) if folder.is_dir() else []
+
+
+def load_fragments(roots: Iterable[Path], known: Mapping[str, Fragment] | None = None) -> dict[str, Fragment]:
+    """The fragments of each root's ``_fragments/`` folder, added to ``known``; each one's
+    shape is linted (no anchor needed: the pattern that uses it has its own)."""
+    from ..regexlint import RegexLintError, lint_shape  # the linter runs only on a cache miss
+
+    fragments = dict(known or {})
+    for root in roots:
+        for path in fragment_files(root):
+            doc = read_yaml(path)
+            if not isinstance(doc, dict) or set(doc) != {"fragments"} or not isinstance(doc["fragments"], dict):
+                raise CatalogError(f"{path}: (top level): a mapping with one key, 'fragments'")
+            for name, entry in doc["fragments"].items():
+                where = located(path, r"^\s*" + re.escape(str(name)) + r"\s*:")
+                if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,63}", name):
+                    raise CatalogError(f"{where}: fragments: {str(name)[:80]!r} is not a fragment name (a-z, 0-9, '_')")
+                if name in fragments:
+                    raise CatalogError(f"{where}: fragments.{name}: already defined in {fragments[name].path}")
+                if (not isinstance(entry, dict) or set(entry) != {"regex", "meaning"}
+                        or not all(isinstance(v, str) and v for v in entry.values())):
+                    raise CatalogError(f"{where}: fragments.{name}: needs exactly regex and meaning (strings)")
+                if REFERENCE.search(entry["regex"]):
+                    raise CatalogError(f"{where}: fragments.{name}.regex: a fragment cannot refer to another")
+                try:
+                    lint_shape(entry["regex"])
+                except RegexLintError as exc:
+                    raise CatalogError(f"{where}: fragments.{name}.regex: regex {exc}") from None
+                fragments[name] = Fragment(name, entry["regex"], entry["meaning"], path)
+    return fragments
+
+
+def resolve(doc: Any, fragments: Mapping[str, Fragment], path: Path) -> Any:
+    """``doc`` with every ``(?&name)`` of its match patterns replaced by the fragment; an
+    unknown name is an error naming the file and line."""
+    patterns = doc.get("match", {}).get("patterns") if isinstance(doc, dict) and isinstance(doc.get("match"), dict) else None
+    if not isinstance(patterns, list) or not any(
+            isinstance(p, dict) and isinstance(p.get("regex"), str) and REFERENCE.search(p["regex"]) for p in patterns):
+        return doc
+
+    def replace(i: int, source: str) -> str:
+        def one(reference: re.Match[str]) -> str:
+            fragment = fragments.get(reference.group(1))
+            if fragment is None:
+                raise CatalogError(f"{located(path, re.escape(reference.group(0)))}: match.patterns[{i}].regex: "
+                                   f"unknown fragment {reference.group(1)!r} (fragments live in kb/{FOLDER}/)")
+            return f"(?:{fragment.regex})"
+
+        return REFERENCE.sub(one, source)
+
+    resolved = [({**p, "regex": replace(i, p["regex"])} if isinstance(p, dict) and isinstance(p.get("regex"), str)
+                 else p) for i, p in enumerate(patterns)]
+    return {**doc, "match": {**doc["match"], "patterns": resolved}}
+
+
+def references(path: Path) -> set[str]:
+    """The fragment names a signature file refers to, as written."""
+    return set(REFERENCE.findall(read_catalog_bytes(path).decode("utf-8", "replace")))

@@ -1,0 +1,79 @@
+"""Shared regex fragments (kb/_fragments/): a pattern's (?&name) is the fragment's text, one
+edit changes every pattern that uses it, and validate names unknown (exit 2, file:line) and
+unused (a warning) fragments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from matcher.catalog import load_catalog
+from matcher.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FRAGMENT = "fragments:\n  pool_size:\n    meaning: the pool's size\n    regex: 'size (?P<pool_gib>[0-9.]+) GiB'\n"
+
+
+def run(*args: object):
+    return CliRunner().invoke(main, [*map(str, args)])
+
+
+def test_one_edit_of_a_built_in_fragment_changes_every_pattern_that_uses_it(kb_copy: Path) -> None:
+    users = {path.relative_to(ROOT / "kb").as_posix() for path in (ROOT / "kb").rglob("*.yaml")
+             if "(?&torch_oom_tried)" in path.read_text(encoding="utf-8")}
+    assert len(users) >= 4, users
+    fragments = kb_copy / "_fragments" / "pytorch.yaml"
+    fragments.write_text(fragments.read_text().replace("has a total capac(?:i)?ty of", "has a total capacity of"))
+    before, after = load_catalog(), load_catalog([kb_copy], builtin=False)
+    changed = {sig.path.relative_to(kb_copy).as_posix() for sig in after.signatures.values()
+               if [p.source for p in sig.patterns] != [p.source for p in before.signatures[sig.id].patterns]}
+    assert changed == users
+
+
+def test_a_resolved_pattern_reads_the_numbers_of_a_real_message(catalog) -> None:
+    pattern = catalog.signatures["torch.cuda.oom"].patterns[0]
+    assert "(?&" not in pattern.source
+    line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+            "23.65 GiB of which 3.06 MiB is free. Process 1 has 23.64 GiB memory in use.")
+    found = pattern.compiled.search(line)
+    assert found and found.group("alloc_gib") == "20.00 MiB" and found.group("device_free_gib") == "3.06 MiB"
+
+
+def _overlay_with_fragment(overlay, tmp_path: Path, regex: str) -> Path:
+    root = overlay(tmp_path / "kb", regex=regex)
+    (root / "_fragments").mkdir()
+    (root / "_fragments" / "pool.yaml").write_text(FRAGMENT)
+    (root / "facts.yaml").write_text("facts:\n  pool_gib: {unit: GiB, engines: [vllm], meaning: pool size}\n")
+    return root
+
+
+def test_an_overlay_uses_its_own_fragment_and_an_unknown_one_fails_with_file_and_line(overlay, tmp_path: Path) -> None:
+    root = _overlay_with_fragment(overlay, tmp_path, r"Sample overlay failure (?&pool_size)")
+    result = run("validate", root)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output
+    log = tmp_path / "x.log"
+    log.write_text("ERROR Sample overlay failure size 2.50 GiB\n")
+    scanned = run("scan", "--catalog", root, "--format", "json", log)
+    assert '"pool_gib": 2.5' in scanned.stdout, scanned.output
+
+    thing = root / "test" / "thing.yaml"
+    thing.write_text(thing.read_text().replace("(?&pool_size)", "(?&pool_sizes)"))
+    result = run("validate", root)
+    assert result.exit_code == 2
+    line = next(i for i, text in enumerate(thing.read_text().splitlines(), 1) if "(?&pool_sizes)" in text)
+    assert result.stdout.splitlines() == [
+        f"{thing}:{line}: match.patterns[0].regex: unknown fragment 'pool_sizes' (fragments live in kb/_fragments/)"]
+
+
+def test_an_unused_fragment_is_a_warning_and_a_bad_one_an_error(overlay, tmp_path: Path) -> None:
+    root = _overlay_with_fragment(overlay, tmp_path, r"Sample overlay failure (?P<pool_gib>[0-9.]+) GiB")
+    result = run("validate", root)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {root / '_fragments' / 'pool.yaml'}:2: fragments.pool_size: no pattern uses it" in result.output
+    (root / "_fragments" / "pool.yaml").write_text(FRAGMENT.replace("[0-9.]+", "(?:[0-9]+)+"))
+    result = run("validate", root)
+    assert result.exit_code == 2
+    assert re.search(r"pool\.yaml:2: fragments\.pool_size\.regex: regex .*", result.stdout), result.stdout
