@@ -227,9 +227,9 @@ def test_lucene_form_spells_out_what_lucene_lacks():
 def test_patterns_export_selects_with_grep_what_logkb_selects(catalog, lines, tmp_path):
     everything = run("export", "-f", "patterns", "--facts").rstrip("\n").split("\n")
     problems_only = run("export", "-f", "patterns").rstrip("\n").split("\n")
-    originals = [(sig.kind, p) for sig in catalog.signatures.values() for p in sig.patterns]
+    originals = [(sig.is_fact, p) for sig in catalog.signatures.values() for p in sig.patterns]
     assert len(everything) == len(originals)
-    assert problems_only == [ere for ere, (kind, _) in zip(everything, originals) if kind != "fact"]
+    assert problems_only == [ere for ere, (is_fact, _) in zip(everything, originals) if not is_fact]
     text = tmp_path / "corpus.txt"
     text.write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {**os.environ, "LC_ALL": "C"}  # bytes: GNU grep's multibyte DFA is slow on bounded repeats

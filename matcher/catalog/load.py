@@ -43,7 +43,7 @@ from .model import (
     compile_regex,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def catalog_roots(overlays: Iterable[str | Path] = (), builtin: bool = True) -> list[Path]:
@@ -104,9 +104,9 @@ def _load_manifest(root: Path) -> dict[str, Any]:
         raise CatalogError(f"{root}: no catalog.yaml")
     doc = read_yaml(path)
     _validate(doc, _validator("catalog.schema.json"), path)
-    if doc["schema_version"] != SCHEMA_VERSION:
+    if doc["schema_version"] > SCHEMA_VERSION:
         raise CatalogError(
-            f"{path}: schema_version: {doc['schema_version']} is not supported (this logkb reads {SCHEMA_VERSION})"
+            f"{path}: schema_version: {doc['schema_version']} is not supported (this logkb reads 1 to {SCHEMA_VERSION})"
         )
     return doc  # type: ignore[no-any-return]
 
@@ -263,7 +263,7 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
         engines={e["name"]: _range(e.get("versions")) for e in doc["engines"]},
         patterns=patterns, expressions=expressions, document=doc,
         severity=doc.get("severity", "info"), phase=doc.get("phase"), enters_phase=doc.get("enters_phase"),
-        frame_scoped=doc.get("scope") == "frame", wrapper=bool(doc.get("wrapper")),
+        wrapper=bool(doc.get("wrapper")),
         summary=doc.get("summary"), cause=doc.get("cause"), verify=doc.get("verify"),
         date=doc.get("date"), modified=doc.get("modified"),
         tags=tuple(doc.get("tags", ())), explains=tuple(doc.get("explains", ())),

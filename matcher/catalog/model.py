@@ -21,6 +21,9 @@ from ..versions import VersionRange
 # A compiled ``re`` or ``regex`` pattern: both have the search/groupdict/groupindex interface.
 CompiledRegex = Any
 
+# The kinds of entry that read facts and phases rather than diagnose (schema version 2).
+FACT_KINDS = frozenset({"extractor", "phase-marker", "frame-map"})
+
 # Facts the scanner adds itself (see scan.py), usable in any expression.
 DERIVED_FACTS = frozenset({"engine", "engine_version", "phase_reached", "pipeline_stages"})
 
@@ -251,7 +254,7 @@ class Signature:
     """One catalog entry, validated, with its regexes and expressions ready to compile."""
 
     id: str
-    kind: str  # problem | fact | symptom
+    kind: str  # problem | symptom | extractor | phase-marker | frame-map
     path: Path
     title: str
     status: str
@@ -262,7 +265,6 @@ class Signature:
     severity: str = "info"
     phase: str | None = None
     enters_phase: str | None = None
-    frame_scoped: bool = False  # ``scope: frame``: matches traceback frame lines
     wrapper: bool = False
     summary: str | None = None
     cause: str | None = None
@@ -289,6 +291,16 @@ class Signature:
 
     def __repr__(self) -> str:
         return f"Signature({self.id!r}, {str(self.path)!r})"
+
+    @property
+    def is_fact(self) -> bool:
+        """An extractor, phase marker or frame map: it reads facts and phases, never diagnoses."""
+        return self.kind in FACT_KINDS
+
+    @property
+    def frame_scoped(self) -> bool:
+        """A frame map: matches traceback frame lines (and the code line under a frame)."""
+        return self.kind == "frame-map"
 
     @property
     def has_context(self) -> bool:
@@ -358,7 +370,7 @@ class Catalog:
 
     @property
     def facts(self) -> list[Signature]:
-        return [s for s in self.signatures.values() if s.kind == "fact"]
+        return [s for s in self.signatures.values() if s.is_fact]
 
     @cached_property
     def known_facts(self) -> frozenset[str]:

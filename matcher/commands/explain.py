@@ -108,7 +108,7 @@ def _versions(sig: Signature) -> Iterator[Item]:
 
 
 def _status(sig: Signature) -> str:
-    kind = f"problem, severity {sig.severity}" if sig.kind == "problem" else "fact entry"
+    kind = f"problem, severity {sig.severity}" if sig.kind == "problem" else f"{sig.kind} entry"
     parts = [f"{sig.status} ({kind})"]
     if sig.date is not None:
         parts.append(f"added {sig.date}")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import yaml
 
+from ..catalog.model import FACT_KINDS
 from ..export import DIALECTS, loki_pipeline, patterns, sigma_rules
 from .common import EXIT_ERROR, catalog_option, fail, load
 
@@ -36,7 +37,7 @@ def command(fmt: str, out: str | None, field: str | None, dialect: str, label: s
         return
     catalog = load(catalogs)
     if fmt == "patterns":
-        click.echo("\n".join(patterns(catalog, ("problem", "symptom", "fact") if facts else ("problem", "symptom"))))
+        click.echo("\n".join(patterns(catalog, ("problem", "symptom", *sorted(FACT_KINDS)) if facts else ("problem", "symptom"))))
         return
     try:
         rules = sigma_rules(catalog, field, dialect)

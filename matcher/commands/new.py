@@ -186,7 +186,7 @@ def sidecar_for(log: Path) -> Path:
 def signature_doc(sig_id: str, engine: str, proposal: Proposal, url: str | None, example: str | None,
                   today: str) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "schema_version": 1,
+        "schema_version": 2,
         "id": sig_id,
         "title": "TODO: what failed, in a few words",
         "kind": "problem",

@@ -266,7 +266,7 @@ class RunScan:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
         for index, hit in hits:
-            if self.scanner.signatures[index].kind == "fact":
+            if self.scanner.signatures[index].is_fact:
                 self._fact(self.scanner.signatures[index], hit.values, line_no, message.origin)
         if closing:
             self._close()
@@ -275,7 +275,7 @@ class RunScan:
                  if self.scanner.signatures[i].kind == "symptom"}
         for index, hit in hits:
             sig = self.scanner.signatures[index]
-            if sig.kind == "fact":
+            if sig.is_fact:
                 continue
             if sig.kind == "symptom":
                 self._symptom(sig, hit, text, line_no, message.origin)

@@ -103,7 +103,7 @@ class AnchorIndex:
         for word in GATE_WORDS:
             self._target(word, True).gate = True
         # On one line, facts and phase markers apply before the problems they give context to.
-        self.order = lambda i: (signatures[i].kind != "fact", i)
+        self.order = lambda i: (not signatures[i].is_fact, i)
         self._texts: list[tuple[str, bool, set[tuple[int, int]]]] | None = None
 
     def pattern_literals(self) -> list[tuple[str, bool, set[tuple[int, int]]]]:
@@ -255,7 +255,7 @@ def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | No
                 return None
             first, values = pattern, {}
         values.update(factlib.from_match(match.groupdict()))  # type: ignore[union-attr]
-        if sig.kind != "fact":
+        if not sig.is_fact:
             break
     return None if first is None else Hit(values or {}, first)
 
