@@ -35,6 +35,9 @@ MEMORY_TAGS = {"gpu-memory", "host-memory"}  # a report without tags (an older l
 
 
 def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool = False) -> dict[str, int]:
+    from matcher.catalog import load_catalog
+
+    renamed = load_catalog().renamed  # old id -> current id (related: renamed)
     counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0)
     for sidecar in sorted(p for folder in folders for p in folder.rglob("*.yaml")):
         log = sidecar.with_suffix(".log")
@@ -52,7 +55,8 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
         found, phase = report["root_cause"], report["phase"]
         if meta.get("kind") == "failure":
             counts["failures"] += 1
-            wanted = expect.get("root_cause")
+            # a sidecar or a logkb of before a rename may name the signature by its old id
+            wanted, found = renamed.get(expect.get("root_cause"), expect.get("root_cause")), renamed.get(found, found)
             ok = found == wanted or (wanted is None and found in NOT_A_DIAGNOSIS)
             counts["right"] += ok
             phase_ok = None

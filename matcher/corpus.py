@@ -106,6 +106,8 @@ def _check(scanner: Scanner, sample: Sample) -> Outcome:
     outcome = Outcome(sample, diagnosis)
     expect = sample.expect
     wanted = expect.get("root_cause")
+    if wanted is not None:
+        wanted = scanner.catalog.current_id(wanted)  # a sidecar may name a renamed signature by its old id
     problems = outcome.problems
     if sample.non_memory or (wanted is None and not sample.healthy):  # a failure no signature fits
         loud = [f"{f.id}@{f.line}" for f in run.findings

@@ -199,7 +199,7 @@ references: [{url: "https://example.org"}]
 def test_memory_fraction_cap_is_its_own_cause_in_the_warmup_with_tgi_fixes() -> None:
     log = CORPUS / "tgi/torch.cuda.oom-memory-cap--huggingface-text-generation-inference-563.log"
     got = report(log)
-    assert (got["root_cause"], got["phase"], got["engine"]) == ("torch.cuda.oom-memory-cap", "warmup", "tgi")
+    assert (got["root_cause"], got["phase"], got["engine"]) == ("pytorch.cuda.oom-memory-cap", "warmup", "tgi")
     finding = got["findings"][0]
     cap = next(c for c in finding["checks"] if c["id"] == "cap-below-card")
     assert cap["status"] == "pass" and "22.2 GiB" in cap["detail"]
@@ -269,7 +269,7 @@ def test_a_family_chosen_by_phase_keeps_the_numbers_of_the_message_it_explains()
     is chosen by phase, and the OOM's own numbers (15.40 of 15.77 GiB reserved by this process,
     the whole card allowed) drop the fixes about other processes and a per-process cap."""
     found = report(CORPUS / "tgi" / "torch.cuda.oom--huggingface-text-generation-inference-866.log")
-    assert (found["root_cause"], found["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
+    assert (found["root_cause"], found["phase"]) == ("pytorch.cuda.oom-weight-loading", "weight-loading")
     root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
     ids = [fix["id"] for fix in root["fixes"]]
     assert "free-other-processes" not in ids and "raise-per-process-cap" not in ids
@@ -280,12 +280,12 @@ def test_ggmls_error_report_names_the_engine_of_a_log_that_names_none() -> None:
     """Ollama relays ggml's 'CUDA error: out of memory ... ggml-cuda.cu' as one string, with no
     banner: the report's form is llama.cpp's, so is the family and its advice."""
     found = report(CORPUS / "ollama" / "llamacpp.cuda.alloc-failed--ollama-ollama-3460.log")
-    assert found["root_cause"] == "llamacpp.cuda.alloc-failed"
+    assert found["root_cause"] == "llamacpp.gpu.alloc-failed"
 
 
 def test_validate_refuses_a_fix_whose_when_names_a_missing_check(tmp_path: Path) -> None:
     result = validate_edited(tmp_path, "pytorch/cuda-oom.yaml", "when: checks.other-processes.failed",
-                             "when: checks.other-process.failed", "torch.cuda.oom")
+                             "when: checks.other-process.failed", "pytorch.cuda.oom")
     assert result.exit_code == 2
     edited = tmp_path / "pytorch" / "cuda-oom.yaml"
     line = next(i for i, text in enumerate(edited.read_text().splitlines(), 1) if "checks.other-process." in text)

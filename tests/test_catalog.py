@@ -104,3 +104,62 @@ def test_python_tags_are_not_constructed(tmp_path):
     write(tmp_path / "o", "!!python/object/apply:os.system ['true']\n")
     with pytest.raises(CatalogError, match="invalid YAML"):
         load_catalog([tmp_path / "o"])
+
+
+# -- renamed ids: related: [{id: <old>, type: renamed}] keeps the old id working ------------------
+
+RENAMED = {"torch.cuda.oom": "pytorch.cuda.oom", "llamacpp.cuda.alloc-failed": "llamacpp.gpu.alloc-failed"}
+
+
+def test_a_renamed_id_resolves_in_the_catalog_and_in_explain(catalog):
+    from click.testing import CliRunner
+
+    from matcher.cli import main
+
+    for old, new in RENAMED.items():
+        assert old not in catalog.signatures and catalog.resolve(old) is catalog.signatures[new]
+        page = CliRunner().invoke(main, ["explain", old])
+        assert page.exit_code == 0, page.output
+        assert page.output.startswith(f"{old} was renamed to {new}\n")
+        assert new in page.output and "renamed" in page.output
+
+
+def test_an_overlay_that_names_an_old_id_gets_the_renamed_signature(tmp_path):
+    explaining = GOOD.replace("test.sample.thing", "test.sample.explainer").replace(
+        "engines: [{name: vllm}]", "engines: [{name: vllm}]\nexplains: [torch.cuda.oom]")
+    write(tmp_path, explaining)
+    replacement = GOOD.replace("test.sample.thing", "torch.cuda.oom").replace("A sample problem", "A local OOM page")
+    write(tmp_path, replacement, "oom.yaml")
+    (tmp_path / "catalog.yaml").write_text("catalog_version: 2026.11.0\nschema_version: 1\nchangelog: []\n"
+                                           "overrides: [torch.cuda.oom]\n")
+    catalog = load_catalog([tmp_path])
+    assert "torch.cuda.oom" not in catalog.signatures
+    replaced = catalog.signatures["pytorch.cuda.oom"]
+    assert replaced.title.startswith("A local OOM page") and replaced.path.is_relative_to(tmp_path)
+    assert catalog.signatures["test.sample.explainer"].explains == ("pytorch.cuda.oom",)
+
+
+def test_sidecars_and_first_seen_rows_with_an_old_id_still_count(tmp_path, scanner):
+    import importlib.util
+    import shutil
+    import sys
+
+    import yaml
+
+    from matcher.corpus import Sample, check
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("first_seen", root / "bench" / "first_seen.py")
+    first_seen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(first_seen)
+    log = root / "corpus" / "vllm" / "torch.cuda.oom--vllm-project-vllm-26863.log"
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    shutil.copy(log, batch / log.name)
+    sidecar = batch / log.with_suffix(".yaml").name
+    sidecar.write_text((log.with_suffix(".yaml")).read_text().replace("pytorch.cuda.oom", "torch.cuda.oom"))
+    assert "root_cause: torch.cuda.oom\n" in sidecar.read_text()
+    sample = Sample(batch / log.name, sidecar, yaml.safe_load(sidecar.read_text()))
+    assert check(scanner, sample).problems == []
+    counts = first_seen.score(str(Path(sys.executable).parent / "logkb"), [batch], details=False)
+    assert (counts["failures"], counts["right"]) == (1, 1)

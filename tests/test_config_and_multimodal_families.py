@@ -133,7 +133,7 @@ def test_profiling_oom_of_a_text_model_stays_generic():
                  "capacity of 15.56 GiB of which 442.62 MiB is free.\n")
     report = scan(text=profiling)
     assert report["phase"] == "memory-profiling"
-    assert report["root_cause"] == "torch.cuda.oom"
+    assert report["root_cause"] == "pytorch.cuda.oom"
 
 
 def test_cudnn_not_initialized_offers_the_install_check():

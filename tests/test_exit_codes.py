@@ -29,7 +29,7 @@ def places(tmp_path: Path) -> dict[str, Path]:
     """A one-sample corpus (failing when its sidecar expects the wrong signature), an empty
     directory, a broken overlay catalog and a path below a regular file (never writable)."""
     good, bad, empty = tmp_path / "good", tmp_path / "bad", tmp_path / "empty"
-    for corpus, expected in ((good, SIG_ID), (bad, "torch.cuda.oom")):
+    for corpus, expected in ((good, SIG_ID), (bad, "pytorch.cuda.oom")):
         corpus.mkdir()
         (corpus / "x.log").write_bytes(FAILING.read_bytes())
         (corpus / "x.yaml").write_text(f"generated_by: tests\nkind: failure\nexpect: {{root_cause: {expected}}}\n")

@@ -104,7 +104,7 @@ def test_a_kernel_fault_is_never_diagnosed_as_graph_capture_oom():
     matches the line, but the kernel fault owns it."""
     (report,) = scan(str(CORPUS / "sglang/cuda.kernel.fault--shader-slang-slang-6738.log"))
     assert report["root_cause"] == "cuda.kernel.fault" and report["phase"] == "cudagraph-capture"
-    assert not {"sglang.cudagraph.oom-during-capture", "torch.cuda.oom"} & {f["id"] for f in report["findings"]}
+    assert not {"sglang.cudagraph.oom-during-capture", "pytorch.cuda.oom"} & {f["id"] for f in report["findings"]}
 
 
 def test_the_gpu_hardware_explains_the_kernel_fault_it_causes():

@@ -33,7 +33,7 @@ def test_one_edit_of_a_built_in_fragment_changes_every_pattern_that_uses_it(kb_c
 
 
 def test_a_resolved_pattern_reads_the_numbers_of_a_real_message(catalog) -> None:
-    pattern = catalog.signatures["torch.cuda.oom"].patterns[0]
+    pattern = catalog.signatures["pytorch.cuda.oom"].patterns[0]
     assert "(?&" not in pattern.source
     line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
             "23.65 GiB of which 3.06 MiB is free. Process 1 has 23.64 GiB memory in use.")

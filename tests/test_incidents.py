@@ -49,7 +49,7 @@ CLASSES = [
      "vllm.sampler.oom-warmup", "warmup", "partial", "cut short"),
     # 3. a traceback cut before its exception line
     ("vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-omni-807.log",
-     "torch.cuda.oom-weight-loading", "weight-loading", "partial", "exception line is not in this log"),
+     "pytorch.cuda.oom-weight-loading", "weight-loading", "partial", "exception line is not in this log"),
     ("sglang/sglang.runtime.kv-pool-exhausted--sgl-project-sglang-26265.log",
      "sglang.runtime.kv-pool-exhausted", "serving", "partial", "exception line is not in this log"),
     ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log",
@@ -61,7 +61,7 @@ CLASSES = [
      "cuda-runtime"),
     # 5. a generic OOM inside layer-construction frames is the weight-loading family
     ("pytorch/torch.cuda.oom-weight-loading--amdegroot-ssd.pytorch-447.log",
-     "torch.cuda.oom-weight-loading", "weight-loading", "class", "frames"),
+     "pytorch.cuda.oom-weight-loading", "weight-loading", "class", "frames"),
 ]
 
 
@@ -214,7 +214,7 @@ def test_a_phase_named_after_the_error_chooses_the_symptoms_owner() -> None:
     """A vLLM worker's OOM line comes before another worker's 'while processing method
     load_model': the phase that follows the error decides the family (weight loading)."""
     report = scan(CORPUS / "vllm" / "torch.cuda.oom-weight-loading--vllm-project-vllm-14095.log")[0]
-    assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
+    assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom-weight-loading", "weight-loading")
     assert root(report)["tier"] == "class"
 
 
@@ -237,27 +237,27 @@ def test_an_nccl_segment_it_may_not_open_is_not_a_full_dev_shm() -> None:
 # the error line itself
 PHASE_FROM_CONTEXT = [
     # the error is logged before its traceback (vLLM), or pasted above it: the frames after it
-    ("vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-28143.log", "torch.cuda.oom-weight-loading",
+    ("vllm/torch.cuda.oom-weight-loading--vllm-project-vllm-28143.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", "frames"),
-    ("pytorch/torch.cuda.oom-fragmentation--huggingface-trl-3436.log", "torch.cuda.oom-fragmentation",
+    ("pytorch/torch.cuda.oom-fragmentation--huggingface-trl-3436.log", "pytorch.cuda.oom-fragmentation",
      "serving", "frames"),
     # a training step's frames (the backward pass) and a training loop's progress line
     ("pytorch/cuda.runtime.out-of-memory--seanie12-Info-HCVAE-7.log", "cuda.runtime.out-of-memory", "serving", "frames"),
-    ("pytorch/torch.cuda.oom-fragmentation--Lightning-AI-litgpt-303.log", "torch.cuda.oom-fragmentation",
+    ("pytorch/torch.cuda.oom-fragmentation--Lightning-AI-litgpt-303.log", "pytorch.cuda.oom-fragmentation",
      "serving", "marker"),
     # other layers' out-of-memory: an Ascend allocator's RuntimeError in SGLang's KV pool frames,
     # the CUDA driver API while Marlin repacks weights, the kernel driver after a draft model load
-    ("sglang/torch.cuda.oom--gpustack-gpustack-4761.log", "torch.cuda.oom", "kv-cache-allocation", "frames"),
-    ("vllm/torch.cuda.oom-weight-loading--noonghunna-club-3090-60.log", "torch.cuda.oom-weight-loading",
+    ("sglang/torch.cuda.oom--gpustack-gpustack-4761.log", "pytorch.cuda.oom", "kv-cache-allocation", "frames"),
+    ("vllm/torch.cuda.oom-weight-loading--noonghunna-club-3090-60.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", "frames"),
-    ("vllm/torch.cuda.oom-weight-loading--eugr-spark-vllm-docker-336.log", "torch.cuda.oom-weight-loading",
+    ("vllm/torch.cuda.oom-weight-loading--eugr-spark-vllm-docker-336.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", "marker"),
     # the code line under a user's own frame names the call: load_model(, .generate(, and the
     # arrowed line of a notebook cell
-    ("pytorch/torch.cuda.oom-weight-loading--hiyouga-llamafactory-9510.log", "torch.cuda.oom-weight-loading",
+    ("pytorch/torch.cuda.oom-weight-loading--hiyouga-llamafactory-9510.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", "frames"),
-    ("pytorch/torch.cuda.oom--oobabooga-textgen-963.log", "torch.cuda.oom", "serving", "frames"),
-    ("pytorch/torch.cuda.oom--thushv89-tutorials_deeplearninghero-1.log", "torch.cuda.oom", "serving", "frames"),
+    ("pytorch/torch.cuda.oom--oobabooga-textgen-963.log", "pytorch.cuda.oom", "serving", "frames"),
+    ("pytorch/torch.cuda.oom--thushv89-tutorials_deeplearninghero-1.log", "pytorch.cuda.oom", "serving", "frames"),
 ]
 
 
@@ -272,13 +272,13 @@ def test_setting_up_a_model_inside_trainer_train_is_not_a_training_step():
     """accelerate's prepare wraps the model in DDP inside Trainer.train, before the first step:
     train() itself does not mean the job was running its workload."""
     (report,) = scan(CORPUS / "pytorch/torch.cuda.oom--deepspeedai-deepspeed-4715.log")
-    assert report["root_cause"] == "torch.cuda.oom" and report["phase"] == "unknown"
+    assert report["root_cause"] == "pytorch.cuda.oom" and report["phase"] == "unknown"
 
 
 def test_the_caching_allocator_warning_alone_is_a_gpu_oom():
     (report,) = scan(CORPUS / "vllm/torch.cuda.oom--vllm-project-vllm-omni-6843.log")
     finding = root(report)
-    assert (report["root_cause"], finding["tier"]) == ("torch.cuda.oom", "class")
+    assert (report["root_cause"], finding["tier"]) == ("pytorch.cuda.oom", "class")
     assert "CUDACachingAllocator" in finding["evidence"]
 
 
@@ -295,7 +295,7 @@ def test_frames_with_windows_paths_show_the_same_phase():
     windows = "\n".join(line.replace("/", "\\") if 'File "' in line else line for line in posix.splitlines()) + "\n"
     assert windows != posix
     (report,) = scan("-", stdin=windows.encode())
-    assert (report["root_cause"], report["phase"]) == ("torch.cuda.oom-weight-loading", "weight-loading")
+    assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom-weight-loading", "weight-loading")
 
 
 # Batches I to M: what their logs showed, each on its real log
@@ -307,27 +307,27 @@ FROM_NEW_BATCHES = [
     # older transformers' generation_utils.py decoding loop
     ("pytorch/cuda.kernel.fault--deepspeedai-DeepSpeed-2132.log", "cuda.kernel.fault", "serving", None),
     # DeepSpeed-Inference sharding the weights in init_inference
-    ("pytorch/torch.cuda.oom-weight-loading--deepspeedai-DeepSpeed-2933.log", "torch.cuda.oom-weight-loading",
+    ("pytorch/torch.cuda.oom-weight-loading--deepspeedai-DeepSpeed-2933.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
     # the DeepSpeed launcher reporting a rank ended by SIGKILL
     ("pytorch/host.oom-killed--huggingface-transformers-15399.log", "host.oom-killed", None, None),
     # lines pasted with a visible carriage return ('^M') after them
-    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-2752.log", "llamacpp.cuda.alloc-failed", "warmup", None),
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-2752.log", "llamacpp.gpu.alloc-failed", "warmup", None),
     # batch J
     # the allocator's message wrapped so that the excerpt starts on its second line
-    ("vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-57595.log", "torch.cuda.oom", None, None),
+    ("vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-57595.log", "pytorch.cuda.oom", None, None),
     # LMDeploy's TurboMind out-of-memory, alone and inside its weight creation
     ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-2236.log", "cuda.runtime.out-of-memory", None, None),
-    ("pytorch/torch.cuda.oom-weight-loading--InternLM-lmdeploy-1593.log", "torch.cuda.oom-weight-loading",
+    ("pytorch/torch.cuda.oom-weight-loading--InternLM-lmdeploy-1593.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
     # vLLM V0's multimodal profile run
     ("vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-10034.log", "vllm.multimodal.encoder-budget",
      "memory-profiling", None),
     # a quantization method's weight repacking, an ExLlamaV2 cache, Module.to's convert
-    ("vllm/torch.cuda.oom-weight-loading--wtdcode-vllm-backport-34.log", "torch.cuda.oom-weight-loading",
+    ("vllm/torch.cuda.oom-weight-loading--wtdcode-vllm-backport-34.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
-    ("pytorch/torch.cuda.oom--turboderp-org-exllamav2-761.log", "torch.cuda.oom", "kv-cache-allocation", None),
-    ("pytorch/torch.cuda.oom-weight-loading--oobabooga-one-click-installers-15.log", "torch.cuda.oom-weight-loading",
+    ("pytorch/torch.cuda.oom--turboderp-org-exllamav2-761.log", "pytorch.cuda.oom", "kv-cache-allocation", None),
+    ("pytorch/torch.cuda.oom-weight-loading--oobabooga-one-click-installers-15.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
     # torchrun's -9 report as rich wraps it, its 'binary' on the next line
     ("pytorch/host.oom-killed--huggingface-accelerate-1214.log", "host.oom-killed", None, None),
@@ -338,13 +338,13 @@ FROM_NEW_BATCHES = [
     # ANSI colours pasted in caret notation (^[[36m), the end of Ray's memory-monitor message
     ("vllm/ray.memory-monitor.worker-killed--TideDra-lmm-r1-71.log", "ray.memory-monitor.worker-killed", None, None),
     # a log quoted in a Markdown reply ("> "), Vulkan's out-of-memory, the loader giving up
-    ("llamacpp/llamacpp.cuda.alloc-failed--nomic-ai-gpt4all-1690.log", "llamacpp.cuda.alloc-failed",
+    ("llamacpp/llamacpp.cuda.alloc-failed--nomic-ai-gpt4all-1690.log", "llamacpp.gpu.alloc-failed",
      "weight-loading", None),
     # batch L
     # the allocator's message wrapped over three lines, each with the rank's "[rank3]: " tag
-    ("pytorch/torch.cuda.oom-fragmentation--zai-org-GLM-4-785.log", "torch.cuda.oom-fragmentation", None, None),
+    ("pytorch/torch.cuda.oom-fragmentation--zai-org-GLM-4-785.log", "pytorch.cuda.oom-fragmentation", None, None),
     # Ray re-raising a task's OutOfMemoryError as RayTaskError(OutOfMemoryError)
-    ("sglang/torch.cuda.oom--verl-project-verl-647.log", "torch.cuda.oom", None, None),
+    ("sglang/torch.cuda.oom--verl-project-verl-647.log", "pytorch.cuda.oom", None, None),
     # torch_memory_saver's CUresult 2 from the driver API, in its old and current wording
     ("sglang/cuda.runtime.out-of-memory--fzyzcjy-torch_memory_saver-4.log", "cuda.runtime.out-of-memory", None, None),
     ("sglang/cuda.runtime.out-of-memory--sgl-project-sglang-14092.log", "cuda.runtime.out-of-memory", None, None),
@@ -356,16 +356,16 @@ FROM_NEW_BATCHES = [
     # TurboMind creating its model instances; an OpenAI-style error body; koboldcpp's prompt progress
     ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-1459.log", "cuda.runtime.out-of-memory",
      "kv-cache-allocation", None),
-    ("pytorch/torch.cuda.oom--lm-sys-FastChat-2198.log", "torch.cuda.oom", "serving", None),
-    ("llamacpp/llamacpp.cuda.alloc-failed--LostRuins-koboldcpp-612.log", "llamacpp.cuda.alloc-failed", "serving", None),
+    ("pytorch/torch.cuda.oom--lm-sys-FastChat-2198.log", "pytorch.cuda.oom", "serving", None),
+    ("llamacpp/llamacpp.cuda.alloc-failed--LostRuins-koboldcpp-612.log", "llamacpp.gpu.alloc-failed", "serving", None),
     # batch M
     # JupyterLab's frames, whose location is a link ("File [path:N](url), in ...")
-    ("vllm/torch.cuda.oom--QwenLM-Qwen3-458.log", "torch.cuda.oom", "kv-cache-allocation", None),
+    ("vllm/torch.cuda.oom--QwenLM-Qwen3-458.log", "pytorch.cuda.oom", "kv-cache-allocation", None),
     # a vLLM layer's constructor building the model
-    ("vllm/torch.cuda.oom-weight-loading--xorbitsai-inference-1361.log", "torch.cuda.oom-weight-loading",
+    ("vllm/torch.cuda.oom-weight-loading--xorbitsai-inference-1361.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
     # TVM's CUDA check, under MLC-LLM's ChatModule loading the model
-    ("pytorch/cuda.runtime.out-of-memory--mlc-ai-mlc-llm-1462.log", "torch.cuda.oom-weight-loading",
+    ("pytorch/cuda.runtime.out-of-memory--mlc-ai-mlc-llm-1462.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
     # FasterTransformer's runtime error, the wording TurboMind inherited
     ("trtllm/cuda.runtime.out-of-memory--triton-inference-server-fastertransformer_backend-157.log",
@@ -374,12 +374,12 @@ FROM_NEW_BATCHES = [
     ("nccl/cuda.kernel.fault--open-mmlab-mmengine-1557.log", "cuda.kernel.fault", "serving", None),
     # batch N
     # Colab's frames ("[path](url) in func(args)", no line number) under from_pretrained
-    ("pytorch/torch.cuda.oom-weight-loading--mshumer-gpt-llm-trainer-15.log", "torch.cuda.oom-weight-loading",
+    ("pytorch/torch.cuda.oom-weight-loading--mshumer-gpt-llm-trainer-15.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
     # ggml_vulkan's report of a buffer it could not create
-    ("llamacpp/llamacpp.cuda.alloc-failed--janhq-jan-6038.log", "llamacpp.cuda.alloc-failed", None, None),
+    ("llamacpp/llamacpp.cuda.alloc-failed--janhq-jan-6038.log", "llamacpp.gpu.alloc-failed", None, None),
     # the loader's failure after the error replaces the device check that the last marker named
-    ("llamacpp/llamacpp.cuda.alloc-failed--TabbyML-tabby-1498.log", "llamacpp.cuda.alloc-failed",
+    ("llamacpp/llamacpp.cuda.alloc-failed--TabbyML-tabby-1498.log", "llamacpp.gpu.alloc-failed",
      "weight-loading", None),
 ]
 
@@ -410,7 +410,7 @@ def test_a_continuation_from_another_process_is_not_joined():
     lines = log.splitlines()
     other = "\n".join([lines[0], lines[1].replace("[rank3]:", "[rank2]:"), *lines[2:]]) + "\n"
     (report,) = scan("-", stdin=other.encode())
-    assert report["root_cause"] == "torch.cuda.oom"
+    assert report["root_cause"] == "pytorch.cuda.oom"
 
 
 def test_another_engines_signature_never_diagnoses_a_log_whose_engine_is_known():

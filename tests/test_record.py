@@ -185,7 +185,7 @@ def test_facts_keep_the_rank_of_an_out_of_memory():
     (rank,) = rec["processes"]
     assert (rank["key"], rank["tag"]) == ("rank5", "[rank5]")
     # the allocator's message and the weight-loading family its load_model call puts it in
-    assert [p["id"] for p in rank["problems"]] == ["torch.cuda.oom", "torch.cuda.oom-weight-loading"]
+    assert [p["id"] for p in rank["problems"]] == ["pytorch.cuda.oom", "pytorch.cuda.oom-weight-loading"]
     for problem in rank["problems"]:
         assert problem["facts"]["gpu_index"] == 5 and problem["facts"]["device_total_gib"] == 79.33
 

@@ -52,8 +52,8 @@ def test_oom_after_capture_marker_is_graph_capture_and_explains_generic(scanner)
     d = diag(scanner, lines)
     assert d.root_cause.id == "vllm.cudagraph.oom-during-capture"
     assert d.root_cause.phase == "cudagraph-capture"
-    assert d.roles["torch.cuda.oom"] == "symptom"
-    assert d.explained_by["torch.cuda.oom"] == "vllm.cudagraph.oom-during-capture"
+    assert d.roles["pytorch.cuda.oom"] == "symptom"
+    assert d.explained_by["pytorch.cuda.oom"] == "vllm.cudagraph.oom-during-capture"
 
 
 def test_oom_after_capture_finished_is_not_graph_capture(scanner):
@@ -64,7 +64,7 @@ def test_oom_after_capture_finished_is_not_graph_capture(scanner):
         OOM,
     ]
     d = diag(scanner, lines)
-    assert d.root_cause.id == "torch.cuda.oom"
+    assert d.root_cause.id == "pytorch.cuda.oom"
     assert d.root_cause.phase == "serving"
     assert "vllm.cudagraph.oom-during-capture" not in d.roles
 
@@ -158,7 +158,7 @@ def test_rocm_oom_is_diagnosed_with_the_variable_its_build_reads():
     from matcher.api import diagnose_lines
 
     report = diagnose_lines([HIP_FRAGMENTED])
-    assert report["root_cause"] == "torch.cuda.oom-fragmentation"
+    assert report["root_cause"] == "pytorch.cuda.oom-fragmentation"
     fix = report["findings"][0]["fixes"][0]
     assert fix["id"] == "expandable-segments"
     assert "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True" in fix["change"]
@@ -169,7 +169,7 @@ def test_rocm_oom_is_diagnosed_with_the_variable_its_build_reads():
 def test_rocm_runtime_oom_and_cuda_oom_wordings_match(scanner):
     assert diag(scanner, ["RuntimeError: HIP error: out of memory"]).root_cause.id == "cuda.runtime.out-of-memory"
     hip = diag(scanner, [OOM.replace("CUDA out of memory", "HIP out of memory")]).root_cause
-    assert hip.id == "torch.cuda.oom" and hip.facts["alloc_gib"] == diag(scanner, [OOM]).root_cause.facts["alloc_gib"]
+    assert hip.id == "pytorch.cuda.oom" and hip.facts["alloc_gib"] == diag(scanner, [OOM]).root_cause.facts["alloc_gib"]
 
 
 def test_metal_vulkan_and_sycl_out_of_memory_wordings():
@@ -184,15 +184,15 @@ def test_metal_vulkan_and_sycl_out_of_memory_wordings():
     assert runtime["id"] == "llamacpp.metal.out-of-memory" and runtime["line"] == 2
     relayed = root("Error: 500 Internal Server Error: llama runner process has terminated: "
                    "error:failed to allocate buffer, size = 33074.89 MiB")
-    assert relayed["id"] == "llamacpp.cuda.alloc-failed" and relayed["facts"]["alloc_gib"] == 32.2997
+    assert relayed["id"] == "llamacpp.gpu.alloc-failed" and relayed["facts"]["alloc_gib"] == 32.2997
     vulkan = root("ggml_vulkan: Device memory allocation of size 2166360064 failed.",
                   "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory")
-    assert vulkan["id"] == "llamacpp.cuda.alloc-failed" and vulkan["fixes"][0]["id"] == "vulkan-buffer-limit"
+    assert vulkan["id"] == "llamacpp.gpu.alloc-failed" and vulkan["fixes"][0]["id"] == "vulkan-buffer-limit"
     full = root("ggml_vulkan: Device memory allocation of size 118497280 failed.",
                 "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
     assert full["fixes"][0]["id"] != "vulkan-buffer-limit"
     assert root("ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 2303168640 Bytes of memory on device"
-                )["id"] == "llamacpp.cuda.alloc-failed"
+                )["id"] == "llamacpp.gpu.alloc-failed"
     # MLX prints the same macOS text, and a non-memory command buffer code is not an OOM
     assert root("[METAL] Command buffer execution failed: Insufficient Memory "
                 "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")["id"] is None

@@ -582,7 +582,7 @@ def vllm_samples() -> list[Sample]:
               f"(original error: {oom})"), proc=log.core)
     log.engine_failure(V1_LOAD, f"torch.OutOfMemoryError: {oom}")
     out.append(Sample("vllm-model-load-oom", "vLLM's weight-loading message", ">=0.13.0,<=0.33.0", "vllm", "0.14.0",
-                      "torch.cuda.oom-weight-loading", "weight-loading", log.lines,
+                      "pytorch.cuda.oom-weight-loading", "weight-loading", log.lines,
                       note="A 14B model in bf16 (about 28 GiB) on a 23.65 GiB card."))
     oom = torch_oom("2.7.0", alloc=7.83 * GiB, total=H100, free=3.9 * GiB, allocated=71.02 * GiB,
                     unallocated=1.1 * GiB, own=75.27 * GiB)
@@ -798,7 +798,7 @@ def pytorch_samples() -> list[Sample]:
     out: list[Sample] = []
     gpu = 23.69 * GiB
 
-    def add(ref: str, label: str, versions: str, torch: str, exc: str, expect: str = "torch.cuda.oom", **kw) -> None:
+    def add(ref: str, label: str, versions: str, torch: str, exc: str, expect: str = "pytorch.cuda.oom", **kw) -> None:
         out.append(Sample(ref, label, versions, "pytorch", torch, expect, "serving", hf_generate(torch, exc), **kw))
 
     add("pytorch-oom-legacy", "without allowed", "<=2.0.1", "1.13.1",
@@ -838,7 +838,7 @@ def pytorch_samples() -> list[Sample]:
     add("pytorch-oom-fraction-preempt", "rejected before cudaMalloc", ">=2.12.1,<=2.14.1", "2.12.1",
         "torch.OutOfMemoryError: CUDA out of memory. Allocation was preemptively rejected because it would exceed "
         "per_process_memory_fraction limit. Requested size: 4.00 GiB",
-        expect="torch.cuda.oom-memory-cap")
+        expect="pytorch.cuda.oom-memory-cap")
     add("pytorch-exception-name", "torch.cuda.OutOfMemoryError", ">=1.13.1,<=2.3.1", "2.3.1",
         "torch.cuda.OutOfMemoryError: " + torch_oom("2.3.1", **common))
     add("pytorch-exception-name", "torch.OutOfMemoryError", ">=2.4.0,<=2.14.1", "2.4.1",
@@ -1184,7 +1184,7 @@ def llamacpp_samples() -> list[Sample]:
         "llama_model_load: error loading model: unable to allocate backend buffer",
         "llama_load_model_from_file: failed to load model"]
     out.append(Sample("llamacpp-cudamalloc-failed", "backend buffer cudaMalloc", ">=1843", "llamacpp", "3000",
-                      "llamacpp.cuda.alloc-failed", "weight-loading", log,
+                      "llamacpp.gpu.alloc-failed", "weight-loading", log,
                       note="13.2 GiB of fp16 weights for a 12 GiB RTX 3060."))
     context = ["llama_new_context_with_model: n_ctx      = 32768", "llama_new_context_with_model: n_batch    = 2048",
                "llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB",
@@ -1195,19 +1195,19 @@ def llamacpp_samples() -> list[Sample]:
         M("ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4412407808"),
         "llama_new_context_with_model: failed to allocate compute buffers"]
     out.append(Sample("llamacpp-alloc-buffer-failed", "gallocr compute buffer", ">=1996", "llamacpp", "3000",
-                      "llamacpp.cuda.alloc-failed", "warmup", log))
+                      "llamacpp.gpu.alloc-failed", "warmup", log))
     log = llamacpp_head(3000) + loading + [
         "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 13563.02 MiB on device 0: cudaMalloc failed: out of memory",
         M("llama_model_load: error loading model: unable to allocate backend buffer"),
         "llama_load_model_from_file: failed to load model"]
     out.append(Sample("llamacpp-unable-to-allocate-buffer", "backend buffer", ">=2508,<=3894", "llamacpp", "3000",
-                      "llamacpp.cuda.alloc-failed", "weight-loading", log))
+                      "llamacpp.gpu.alloc-failed", "weight-loading", log))
     log = llamacpp_head(4000) + loading + [
         "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 13563.02 MiB on device 0: cudaMalloc failed: out of memory",
         M("llama_model_load: error loading model: unable to allocate CUDA0 buffer"),
         "llama_load_model_from_file: failed to load model"]
     out.append(Sample("llamacpp-unable-to-allocate-buffer", "named buffer", ">=3895", "llamacpp", "4000",
-                      "llamacpp.cuda.alloc-failed", "weight-loading", log))
+                      "llamacpp.gpu.alloc-failed", "weight-loading", log))
     log = llamacpp_head(3000) + loading + [
         "llama_new_context_with_model: n_ctx      = 131072",
         "llama_kv_cache_init: kv_size = 131072, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 32",
@@ -1215,21 +1215,21 @@ def llamacpp_samples() -> list[Sample]:
         M("llama_kv_cache_init: failed to allocate buffer for kv cache"),
         "llama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache"]
     out.append(Sample("llamacpp-kv-alloc-failed", "logged by llama_kv_cache_init", ">=1843", "llamacpp", "3000",
-                      "llamacpp.cuda.alloc-failed", "kv-cache-allocation", log,
+                      "llamacpp.gpu.alloc-failed", "kv-cache-allocation", log,
                       note="A 128k context needs 16 GiB of KV cache in f16."))
     log = llamacpp_head(3000) + context + [
         "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4208.00 MiB on device 0: cudaMalloc failed: out of memory",
         "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4412407808",
         M("llama_new_context_with_model: failed to allocate compute buffers")]
     out.append(Sample("llamacpp-compute-buffers", "compute buffers (context creation)", ">=2129", "llamacpp", "3000",
-                      "llamacpp.cuda.alloc-failed", "warmup", log))
+                      "llamacpp.gpu.alloc-failed", "warmup", log))
     log = llamacpp_head(4000, server=True) + context[:2] + [
         "srv  update_slots: all slots are idle",
         "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4208.00 MiB on device 0: cudaMalloc failed: out of memory",
         "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4412407808",
         M("llama_kv_cache_update_impl: failed to allocate compute buffers")]
     out.append(Sample("llamacpp-compute-buffers", "compute buffers (KV cache update while serving)", ">=2129", "llamacpp",
-                      "4000", "llamacpp.cuda.alloc-failed", "serving", log,
+                      "4000", "llamacpp.gpu.alloc-failed", "serving", log,
                       note="A K-shift or defragmentation of the KV cache needs its own compute graph at run time."))
     for build, lines, label, versions in (
             (1500, [M("CUDA error 2 at ggml-cuda.cu:7036: out of memory"), "current device: 0"],
@@ -1251,7 +1251,7 @@ def llamacpp_samples() -> list[Sample]:
                     "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32"]
         log = head + ["llama_new_context_with_model:      CUDA0 compute buffer size =   560.00 MiB",
                       "llama_new_context_with_model: graph nodes  = 1030"] + lines
-        out.append(Sample("llamacpp-cuda-error", label, versions, "llamacpp", str(build), "llamacpp.cuda.alloc-failed",
+        out.append(Sample("llamacpp-cuda-error", label, versions, "llamacpp", str(build), "llamacpp.gpu.alloc-failed",
                           "warmup", log))
     for build, line, label, versions in (
             (1500, "ggml_allocr_alloc: not enough space in the buffer (needed 442499072, largest block available "
@@ -1431,7 +1431,7 @@ def ollama_samples() -> list[Sample]:
         log.put(*lines)
         phase = {"llamacpp-kv-alloc-failed": "kv-cache-allocation", "llamacpp-compute-buffers": "warmup",
                  "llamacpp-cudamalloc-failed": "weight-loading"}[ref]
-        out.append(Sample(ref, label, versions, "ollama", version, "llamacpp.cuda.alloc-failed", phase, log.lines,
+        out.append(Sample(ref, label, versions, "ollama", version, "llamacpp.gpu.alloc-failed", phase, log.lines,
                           note="The reference dates this wording by the llama.cpp copy vendored in this Ollama release.",
                           gap=gap))
     return out

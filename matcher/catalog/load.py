@@ -12,6 +12,7 @@ symptom classes and expressions naming facts no pattern captures. Any failure is
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -65,9 +66,11 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
         root_manifest = _load_manifest(root) if (root / "catalog.yaml").exists() or index == 0 else {}
         if index == 0:
             manifest = root_manifest
-        overrides = set(root_manifest.get("overrides", []))
+        renamed = renamed_ids(signatures.values())
+        overrides = {renamed.get(o, o) for o in root_manifest.get("overrides", [])}
         for path in signature_files(root):
-            sig = load_signature(path, validator, reviewed=builtin and index == 0, fragments=fragments)
+            sig = with_current_ids(load_signature(path, validator, reviewed=builtin and index == 0,
+                                                  fragments=fragments), renamed)
             if sig.id in signatures and sig.id not in overrides:
                 raise CatalogError(
                     f"{path}: id: {sig.id!r} is already defined in {signatures[sig.id].path} "
@@ -85,6 +88,23 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
         for _, message in cross_reference_errors(catalog):
             raise CatalogError(message)
     return catalog
+
+
+def renamed_ids(signatures: Iterable[Signature]) -> dict[str, str]:
+    """Old id -> current id of every renamed signature (``related`` of type ``renamed``)."""
+    return {link.id: sig.id for sig in signatures for link in sig.related if link.type == "renamed"}
+
+
+def with_current_ids(sig: Signature, renamed: dict[str, str]) -> Signature:
+    """An overlay's signature with the current id of any renamed one it names: its own id (an
+    overlay that replaces a signature by its old id replaces the renamed one) and its
+    ``explains`` targets. The document changes with it, so the cache rebuilds the same."""
+    explains = tuple(renamed.get(target, target) for target in sig.explains)
+    sig_id = renamed.get(sig.id, sig.id)
+    if sig_id == sig.id and explains == sig.explains:
+        return sig
+    document = {**sig.document, "id": sig_id, **({"explains": list(explains)} if sig.explains else {})}
+    return dataclasses.replace(sig, id=sig_id, explains=explains, document=document)
 
 
 def load_signature(path: Path, validator: Any | None = None, reviewed: bool = False,

@@ -360,6 +360,20 @@ class Catalog:
     manifest: dict[str, Any]
     roots: list[Path]
 
+    @cached_property
+    def renamed(self) -> dict[str, str]:
+        """Old id -> current id, from each signature's ``related: [{id: <old>, type: renamed}]``."""
+        return {link.id: sig.id for sig in self.signatures.values() for link in sig.related
+                if link.type == "renamed" and link.id not in self.signatures}
+
+    def current_id(self, sig_id: str) -> str:
+        """The id a signature has now (``sig_id`` itself unless it is a renamed one's old id)."""
+        return self.renamed.get(sig_id, sig_id)
+
+    def resolve(self, sig_id: str) -> Signature | None:
+        """The signature with this id, or with this as its old id."""
+        return self.signatures.get(self.current_id(sig_id))
+
     @property
     def problems(self) -> list[Signature]:
         return [s for s in self.signatures.values() if s.kind == "problem"]

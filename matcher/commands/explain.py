@@ -235,8 +235,10 @@ def _searchable(sig: Signature) -> Iterator[tuple[str, str]]:
 def command(query: str, catalogs: tuple[str, ...]) -> None:
     """Show signature ID as a page, or find signatures by the text of a log message."""
     catalog = load(catalogs)
-    sig = catalog.signatures.get(query.strip())
+    sig = catalog.resolve(query.strip())
     if sig is not None:
+        if sig.id != query.strip():
+            echo(f"{redact(query.strip())} was renamed to {sig.id}\n")
         echo(render_text(sig, catalog))
         sys.exit(EXIT_CLEAN)
     hits = search(catalog, query)

@@ -47,6 +47,7 @@ from ..catalog import (
     todo_keys,
 )
 from ..catalog.files import located
+from ..catalog.load import renamed_ids, with_current_ids
 from ..catalog.fragments import Fragment, load_fragments, references
 from ..catalog.vocabulary import FILE_NAME as FACTS_FILE
 from ..catalog.vocabulary import Vocabulary, load_vocabulary, undeclared
@@ -152,7 +153,7 @@ def validate(targets: Targets, overlays: list[Path], corpora: list[Path]) -> Ite
         broken |= {sig_id for sig_id, _ in found}
         yield from (line for _, line in found)
     scanner = Scanner(catalog)
-    corpus = _Corpus(corpora)
+    corpus = _Corpus(corpora, catalog.renamed)
     for sig in mine.values():
         if sig.id not in broken and sig.kind == "problem" and sig.status != "deprecated":
             yield from _examples(scanner, sig, targets.root_of(sig.path), corpus)
@@ -164,7 +165,9 @@ def _catalog_with(targets: Targets, loaded: dict[Path, Signature], overlays: lis
     overlays = [*overlays, *(r for r in targets.roots if r.resolve() != builtin)]
     catalog = load_catalog(overlays, check_references=False)
     signatures = dict(catalog.signatures)
-    for file, sig in loaded.items():
+    renamed = renamed_ids(signatures.values())
+    for file, sig in list(loaded.items()):
+        sig = loaded[file] = with_current_ids(sig, renamed)
         existing = signatures.get(sig.id)
         if existing is not None and existing.path.resolve() != file.resolve():
             raise CatalogError(f"{file}: id: {sig.id!r} is already defined in {existing.path}")
@@ -265,8 +268,9 @@ def _needs_numbers(sig: Signature) -> Iterator[str]:
 class _Corpus:
     """The samples of each corpus directory, read once."""
 
-    def __init__(self, given: list[Path]) -> None:
+    def __init__(self, given: list[Path], renamed: dict[str, str]) -> None:
         self.given = given
+        self.renamed = renamed  # a sidecar may name a renamed signature by its old id
         self._samples: dict[Path, list[Sample]] = {}
 
     def dirs_for(self, root: Path) -> list[Path]:
@@ -278,7 +282,7 @@ class _Corpus:
         for directory in self.dirs_for(root):
             if directory not in self._samples:
                 self._samples[directory] = discover([directory])
-            found += [s for s in self._samples[directory] if s.expect.get("root_cause") == sig_id]
+            found += [s for s in self._samples[directory] if self.renamed.get(s.expect.get("root_cause"), s.expect.get("root_cause")) == sig_id]
         return found
 
 
