@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
-from matcher.catalog import load_catalog
+from matcher.catalog import CatalogError, load_catalog
 from matcher.cli import main
 from matcher.upgrade import upgrade
+from overlays import dump, parse_each_catalog_file_once, run, signature, widget_overlay  # noqa: F401
 
 LOG = """\
 INFO Widget pool size 40
@@ -77,3 +79,21 @@ def test_a_version_1_overlay_validates_and_scans_through_the_cli(tmp_path: Path)
                      "zz.phase.pool-ready": "phase-marker", "zz.frame.fill": "frame-map"}
     explained = runner.invoke(main, ["explain", "--catalog", str(root), "zz.frame.fill"])
     assert "frame-map entry" in explained.output, explained.output
+
+
+def test_a_schema_version_0_file_is_upgraded_on_load(tmp_path: Path) -> None:
+    old = signature(schema_version=0)
+    old["checks"] = [{"id": "size", "title": "Large?", "look": "Look.", "when_facts": "widgets > 2"}]
+    marker = {"schema_version": 0, "id": "zz.phase.pool-ready", "title": "Widget pool ready", "kind": "fact",
+              "status": "stable", "engines": [{"name": "any"}], "phase_marker": "serving",
+              "match": {"patterns": [{"regex": r"Widget pool ready"}]}}
+    kb = widget_overlay(tmp_path, old)
+    dump(kb / "any" / "ready.yaml", marker)
+    catalog = load_catalog([kb])
+    assert catalog.signatures["zz.phase.pool-ready"].enters_phase == "serving"
+    assert "checks[0].fails_when" in catalog.signatures["zz.pool.widgets"].expressions
+    assert run("validate", kb).exit_code == 0
+    marker["phase_marker"] = "nowhere"
+    dump(kb / "any" / "ready.yaml", marker)
+    with pytest.raises(CatalogError, match=r"ready\.yaml: enters_phase: 'nowhere'"):
+        load_catalog([kb])
