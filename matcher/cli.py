@@ -40,6 +40,7 @@ class _Group(click.Group):
     def main(self, *args, **kwargs):  # type: ignore[override]
         global _main_pid
         _main_pid = os.getpid()
+        _received.clear()
         previous = _set_sigterm(_terminated)
         try:
             kwargs.setdefault("default_map", _settings())
@@ -54,13 +55,21 @@ class _Group(click.Group):
         """Ctrl-C or SIGTERM: one line and 130 or 143, as a shell reports a signal, never 1
         (which means findings); ``with`` blocks unwind on the way, so worker processes stop."""
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except KeyboardInterrupt as exc:
             click.echo("logkb: interrupted", err=True)
             sys.exit(128 + (exc.args[0] if exc.args and isinstance(exc.args[0], int) else signal.SIGINT))
+        if _received:
+            # The signal's KeyboardInterrupt was raised where Python only prints and ignores
+            # exceptions (a fork handler, a finalizer), so the command ran on: still end as
+            # the signal asks.
+            click.echo("logkb: interrupted", err=True)
+            sys.exit(128 + _received[-1])
+        return result
 
 
 _main_pid = 0
+_received: list[int] = []  # SIGTERMs this process got
 
 
 def _settings() -> dict[str, dict[str, object]]:
@@ -93,6 +102,7 @@ def _terminated(signum: int, _frame: object) -> None:
     worker process forked an instant ago, which inherited this handler, just ends."""
     if os.getpid() != _main_pid:
         os._exit(128 + signum)
+    _received.append(signum)
     raise KeyboardInterrupt(signum)
 
 
