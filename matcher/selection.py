@@ -2,7 +2,8 @@
 
 Fact entries always stay: they only read numbers and phases, and the expressions of the
 selected problem signatures rely on them. ``--only`` and ``--ignore`` take shell-style
-globs (``vllm.*``, ``gpu-memory``) matched against a signature's id and each of its tags.
+globs (``vllm.*``, ``gpu-memory``) matched against a signature's id, each of its tags and the
+ids it had before a rename.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ def select(catalog: Catalog, statuses: Iterable[str] = DEFAULT_STATUSES, only: I
 
 
 def _matches(sig: Signature, globs: tuple[str, ...]) -> bool:
-    names = (sig.id, *sig.tags)
+    """A glob names a signature by its id, a tag, or an id it had before it was renamed, so
+    that settings written for the old id (``--only 'torch.*'``) keep selecting it."""
+    former = (link.id for link in sig.related if link.type == "renamed")
+    names = (sig.id, *sig.tags, *former)
     return any(fnmatchcase(name, glob) for glob in globs for name in names)
 
 

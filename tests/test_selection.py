@@ -51,3 +51,13 @@ def test_scan_selects_signatures_by_status_id_and_tag(tmp_path: Path, options: t
     result = run("scan", "--format", "json", "--catalog", kb, *options, tmp_path / "corpus" / "any" / "widgets.log")
     found = {f["id"] for f in json.loads(result.stdout)["files"][0]["findings"]}
     assert found == expected
+
+
+def test_a_glob_written_for_a_renamed_id_still_selects_the_signature() -> None:
+    """torch.cuda.oom is pytorch.cuda.oom since catalog 2026.12.19: settings that say
+    --only 'torch.*' keep their meaning, and --ignore of the old id still leaves it out."""
+    log = Path(__file__).resolve().parent.parent / "corpus" / "pytorch" / "torch.cuda.oom--lm-sys-FastChat-2198.log"
+    kept = json.loads(run("scan", "--format", "json", "--only", "torch.*", log).stdout)["files"][0]
+    assert kept["root_cause"] == "pytorch.cuda.oom"
+    left = json.loads(run("scan", "--format", "json", "--exit-zero", "--ignore", "torch.cuda.oom", log).stdout)["files"][0]
+    assert "pytorch.cuda.oom" not in {f["id"] for f in left["findings"]}
