@@ -1,9 +1,9 @@
 """Turn a raw log line into the message text that signatures match.
 
 Logs reach logkb wrapped in whatever the platform adds: ANSI colours, Docker Compose
-service prefixes (``vllm-1  | ``), Kubernetes CRI, ``kubectl --timestamps`` and
+service prefixes (``vllm-1  | ``), syslog and journalctl prefixes (``Jun 16 20:53:56 host ollama[13938]: ``), Kubernetes CRI, ``kubectl --timestamps`` and
 ``kubectl logs --prefix`` prefixes, vLLM's process tags (``(EngineCore_DP0 pid=1)``),
-logging headers, vLLM-Omni's pipeline stage tags (``[Stage-0]``), and JSON log records.
+logging headers (vLLM's, SGLang's, llama.cpp's timestamped ``7.51.187.428 I ``), vLLM-Omni's pipeline stage tags (``[Stage-0]``), and JSON log records.
 Patterns are written against the engine's own message, so the wrapping goes first.
 """
 
@@ -21,6 +21,7 @@ _PREFIXES = re.compile(
     r"""^(?:
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
     | >\ (?=\S)                                                              # a Markdown quote: a log pasted into a reply as "> line"
+    | [A-Za-z]{3}\ {1,2}\d{1,2}\ \d\d:\d\d:\d\d\ (?:[\w.-]{1,64}\ )?(?P<journal>[\w.@-]{1,64}\[\d{1,10}\]):\ ?  # syslog / journalctl: "Jun 16 20:53:56 host ollama[13938]: "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
     | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
@@ -28,6 +29,8 @@ _PREFIXES = re.compile(
     | (?P<stamp>\[)\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
+    | (?P<pid>\[\d{1,7}\])\ (?=\d{1,6}\.\d\d\.\d{3}\.\d{3}\ [IWED]\ )          # a supervisor's process-id tag before a llama.cpp header
+    | \d{1,6}\.\d\d\.\d{3}\.\d{3}\ (?P<ggml_level>[IWED])\ (?=\S)                  # llama.cpp common_log with timestamps: "7.51.187.428 I "
     )""",
     re.VERBOSE,
 )
@@ -87,13 +90,14 @@ def parse_line(line: str) -> Message:
         match = _PREFIXES.match(line)
         if match is None or not match.end():
             break
-        if match.group("level") or match.group("stamp") or match.group("supervisor") or match.group("export"):
+        if match.group("level") or match.group("stamp") or match.group("supervisor") or match.group("export") \
+                or match.group("ggml_level"):
             header = True
-        if match.group("origin"):
-            origin = match.group("origin").rstrip(":")
+        if match.group("origin") or match.group("pid") or match.group("journal"):
+            origin = (match.group("origin") or match.group("pid") or match.group("journal")).rstrip(":")
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
             origin = match.group("stage").strip()  # SGLang's "DP0 TP1"
-        if match.group("level") in ("ERROR", "CRITICAL"):
+        if match.group("level") in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E":
             error_level = True
         line = line[match.end():]
     return Message(line, origin, error_level or _logged_as_error(line), header)

@@ -21,6 +21,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 FIRST_FIX = {
     "cuda.kernel.fault": {"vllm": "vllm-eager", "sglang": "sglang-graph-backend", "tgi": "tgi-graphs",
                           "ollama": "ggml-kernels", "llamacpp": "ggml-kernels", "pytorch": "pytorch-graphs",
+                          "trtllm": "change-version",  # no other engine's graph flags for TensorRT-LLM
                           None: "unknown-engine-graphs"},
     "gpu.hardware.fault": "drain",
     "ray.memory-monitor.worker-killed": "reduce-host-memory",

@@ -381,6 +381,21 @@ FROM_NEW_BATCHES = [
     # the loader's failure after the error replaces the device check that the last marker named
     ("llamacpp/llamacpp.cuda.alloc-failed--TabbyML-tabby-1498.log", "llamacpp.gpu.alloc-failed",
      "weight-loading", None),
+    # batch O
+    # TVM's Vulkan check (MLC-LLM): a Vulkan out-of-memory that is not ggml's
+    ("pytorch/cuda.runtime.out-of-memory--mlc-ai-mlc-llm-974.log", "cuda.runtime.out-of-memory", None, None),
+    # tinygrad's driver-call check, inside its cuMemAlloc frames
+    ("pytorch/cuda.runtime.out-of-memory--exo-explore-exo-101.log", "cuda.runtime.out-of-memory", None, None),
+    # an error message naming TensorRT-LLM's own source file names the engine
+    ("trtllm/trtllm.executor.insufficient-memory--NVIDIA-TensorRT-LLM-2857.log", "trtllm.executor.insufficient-memory",
+     None, "trtllm"),
+    # the KV cache manager's check in the form without numbers (late-2023 releases)
+    ("trtllm/trtllm.executor.insufficient-memory--NVIDIA-TensorRT-LLM-494.log", "trtllm.executor.insufficient-memory",
+     "kv-cache-allocation", None),
+    # llama.cpp's timestamped log header after a supervisor's process-id tag
+    ("llamacpp/llamacpp.gpu.alloc-failed--ggml-org-llama.cpp-24232.log", "llamacpp.gpu.alloc-failed", "serving", None),
+    # journalctl's prefix before llama-server's slot lines
+    ("ollama/cuda.kernel.fault--ollama-ollama-16771.log", "cuda.kernel.fault", "serving", None),
 ]
 
 

@@ -30,6 +30,26 @@ def test_normalize_strips_wrappers():
     assert normalize("INFO 2025-11-19T20:16:36.096677269Z [resource.labels.containerName: vllm] (EngineCore_DP0 "
                      "pid=270) ERROR 11-19 12:16:36 [v1/engine/core.py:842] self.model_runner._dummy_sampler_run()") \
         == "self.model_runner._dummy_sampler_run()"
+    # journalctl (corpus log ollama-16771) and syslog with the host left out (ollama-5113)
+    assert normalize("Jun 16 20:53:56 pop-os ollama[13938]: slot update_slots: id  0 | task 1243 | new prompt") \
+        == "slot update_slots: id  0 | task 1243 | new prompt"
+    assert normalize("jun 18 13:23:19 ollama[22256]: time=2024-06-18T13:23:19.008+02:00 level=ERROR") \
+        == "time=2024-06-18T13:23:19.008+02:00 level=ERROR"
+    # llama.cpp's timestamped header after a supervisor's process-id tag (llama.cpp-24232)
+    assert normalize("[34169] 7.51.240.943 E CUDA error: out of memory") == "CUDA error: out of memory"
+    # a kernel line has no process tag, and a shell's job report keeps its job number
+    assert normalize("Jun 16 20:53:56 host kernel: Out of memory: Killed process 1") \
+        == "Jun 16 20:53:56 host kernel: Out of memory: Killed process 1"
+    assert normalize("[1]    12345 killed     python serve.py") == "[1]    12345 killed     python serve.py"
+
+
+def test_wrapping_names_the_process_and_the_error_level():
+    from matcher.normalize import parse_line
+
+    journal = parse_line("Jun 16 20:53:56 pop-os ollama[13938]: slot launch_slot_: id  0 | task 1 | processing task")
+    assert (journal.origin, journal.header) == ("ollama[13938]", False)  # a transport prefix, on every line
+    ggml = parse_line("[34169] 7.51.240.943 E CUDA error: out of memory")
+    assert (ggml.origin, ggml.header, ggml.error_level) == ("[34169]", True, True)
 
 
 def test_free_memory_facts_and_computed_fix(scanner):

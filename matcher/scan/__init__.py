@@ -249,7 +249,7 @@ class RunScan:
             self._event(line_no)
         if kinds.frame and FRAME_LINE.match(text):
             self.phases.add_frame(line_no, text)
-            self.engines.note_frame(text)
+            self.engines.note_paths(text)
             event = self._event(line_no)
             event.frames = [f for _, f in self.phases.frames]
             event.frame_phase = self.phases.frame_phase
@@ -259,6 +259,8 @@ class RunScan:
                 (line_no == self.event.last_frame_line + 1 or text.startswith(IPYTHON_CALL)):
             self.phases.add_source(text)
             self.event.frame_phase = self.phases.frame_phase
+        if kinds.gate:
+            self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
         joined = self._rejoined(data, candidate, text, message.origin, hits)

@@ -18,7 +18,7 @@ FRAME_GAP = 40  # lines between the last traceback frame and the error it explai
 MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
 
-# Source paths in traceback frames that show which engine is running.
+# Source paths (in traceback frames, or in an error message) that show which engine is running.
 _FRAME_ENGINES = (
     ("vllm", re.compile(r"[/\\](?:site|dist)-packages[/\\]vllm(?:_omni)?[/\\]"
                         r"|[/\\]vllm[/\\](?:v1|engine|worker|model_executor|entrypoints|executor|distributed)[/\\]")),
@@ -93,8 +93,17 @@ class PhaseTracker:
                 self._memo.clear()
             self._memo[frame] = next(
                 (e.enters_phase for e in reversed(self.frame_maps)
-                 if e.enters_phase and confirm(e, frame) is not None), None)
+                 if e.enters_phase and (wanted := anchored_patterns(e, frame))
+                 and confirm(e, frame, wanted) is not None), None)
         return self._memo[frame]
+
+
+def anchored_patterns(sig: Signature, text: str) -> set[int]:
+    """The patterns of ``sig`` whose anchor is in ``text``: only they can match, so a frame is
+    tried against a few regexes, and a short log compiles a few, not every frame map's."""
+    lowered = text.lower()
+    return {i for i, pattern in enumerate(sig.patterns)
+            if any(anchor in (lowered if pattern.ignore_case else text) for anchor in pattern.anchors)}
 
 
 # Engines whose output mixes in one log: Ollama relays llama.cpp's, so a log whose lines are
@@ -114,9 +123,11 @@ class EngineTracker:
         if engine not in ("any", "linux", "cuda"):
             self.counts[engine] = self.counts.get(engine, 0) + 1
 
-    def note_frame(self, frame: str) -> None:
+    def note_paths(self, text: str) -> None:
+        """A traceback frame, or an error message that names the source file it was raised in
+        (a C++ runtime's "(/app/tensorrt_llm/cpp/.../tllmBuffers.h:125)"): the engine's own path."""
         for engine, path in _FRAME_ENGINES:
-            if path.search(frame):
+            if path.search(text):
                 self.note(engine)
                 return
 
