@@ -396,7 +396,28 @@ FROM_NEW_BATCHES = [
     ("llamacpp/llamacpp.gpu.alloc-failed--ggml-org-llama.cpp-24232.log", "llamacpp.gpu.alloc-failed", "serving", None),
     # journalctl's prefix before llama-server's slot lines
     ("ollama/cuda.kernel.fault--ollama-ollama-16771.log", "cuda.kernel.fault", "serving", None),
+    # batch P
+    # a custom kernel's launch check, then the TGI router's warmup span reporting it
+    ("tgi/cuda.kernel.fault--huggingface-text-generation-inference-2613.log", "cuda.kernel.fault", "warmup", None),
+    # Xinference's model actor reporting the OOM it caught, inside its request wrapper
+    ("pytorch/pytorch.cuda.oom--xorbitsai-inference-912.log", "pytorch.cuda.oom", "serving", None),
+    # an embedding request through Xinference's REST API
+    ("pytorch/pytorch.cuda.oom--xorbitsai-inference-2162.log", "pytorch.cuda.oom", "serving", None),
+    # TurboMind taking a request into its batch before a kernel fault
+    ("pytorch/cuda.kernel.fault--InternLM-lmdeploy-2195.log", "cuda.kernel.fault", "serving", None),
+    # an OpenAI-style request in uvicorn's access log right after the error
+    ("sglang/cuda.runtime.out-of-memory--gpustack-gpustack-4002.log", "cuda.runtime.out-of-memory", "serving", None),
 ]
+
+
+def test_an_impossible_allocation_size_is_not_a_lack_of_memory():
+    """ggml asking for 2^64 bytes (a size computed below zero) and the bad_alloc that follows:
+    a bug in the caller, not a memory diagnosis."""
+    log = CORPUS / "nonmemory/nonmemory-llamacpp--ggml-org-llama.cpp-15139.log"
+    assert "attempted to allocate 17592186044416.00 MB" in log.read_text(encoding="utf-8")
+    (report,) = scan(log)
+    assert report["root_cause"] in (None, "uncatalogued")
+    assert not [f for f in report["findings"] if f["id"] != "uncatalogued"]
 
 
 @pytest.mark.parametrize(("log", "root_cause", "phase", "engine"), FROM_NEW_BATCHES, ids=lambda v: str(v)[:48])
