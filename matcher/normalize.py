@@ -31,6 +31,7 @@ _PREFIXES = re.compile(
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     | (?P<pid>\[\d{1,7}\])\ (?=\d{1,6}\.\d\d\.\d{3}\.\d{3}\ [IWED]\ )          # a supervisor's process-id tag before a llama.cpp header
     | \d{1,6}\.\d\d\.\d{3}\.\d{3}\ (?P<ggml_level>[IWED])\ (?=\S)                  # llama.cpp common_log with timestamps: "7.51.187.428 I "
+    | (?P<uvicorn>INFO:\ {5}|ERROR:\ {4}|WARNING:\ {2}|DEBUG:\ {4}|CRITICAL:\ )(?=\S)  # uvicorn's level prefix, padded to 10 columns (FastAPI servers: TabbyAPI, vLLM's API server)
     )""",
     re.VERBOSE,
 )
@@ -91,13 +92,14 @@ def parse_line(line: str) -> Message:
         if match is None or not match.end():
             break
         if match.group("level") or match.group("stamp") or match.group("supervisor") or match.group("export") \
-                or match.group("ggml_level"):
+                or match.group("ggml_level") or match.group("uvicorn"):
             header = True
         if match.group("origin") or match.group("pid") or match.group("journal"):
             origin = (match.group("origin") or match.group("pid") or match.group("journal")).rstrip(":")
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
             origin = match.group("stage").strip()  # SGLang's "DP0 TP1"
-        if match.group("level") in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E":
+        if match.group("level") in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E" \
+                or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
             error_level = True
         line = line[match.end():]
     return Message(line, origin, error_level or _logged_as_error(line), header)

@@ -407,6 +407,11 @@ FROM_NEW_BATCHES = [
     ("pytorch/cuda.kernel.fault--InternLM-lmdeploy-2195.log", "cuda.kernel.fault", "serving", None),
     # an OpenAI-style request in uvicorn's access log right after the error
     ("sglang/cuda.runtime.out-of-memory--gpustack-gpustack-4002.log", "cuda.runtime.out-of-memory", "serving", None),
+    # batch Q
+    # FlashInfer's CUDA check, wrapped, then the frames of SGLang's 2024 model server stepping a batch
+    ("sglang/cuda.runtime.out-of-memory--sgl-project-sglang-109.log", "cuda.runtime.out-of-memory", "serving", None),
+    # an exception line under uvicorn's padded level prefix ('ERROR:    ')
+    ("pytorch/pytorch.cuda.oom--turboderp-org-exllamav2-732.log", "pytorch.cuda.oom", None, None),
 ]
 
 

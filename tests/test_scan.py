@@ -41,6 +41,9 @@ def test_normalize_strips_wrappers():
     assert normalize("Jun 16 20:53:56 host kernel: Out of memory: Killed process 1") \
         == "Jun 16 20:53:56 host kernel: Out of memory: Killed process 1"
     assert normalize("[1]    12345 killed     python serve.py") == "[1]    12345 killed     python serve.py"
+    # uvicorn's level prefix, padded to 10 columns (corpus log exllamav2-732); pip's one-space form stays
+    assert normalize("ERROR:    torch.OutOfMemoryError: Allocation on device") == "torch.OutOfMemoryError: Allocation on device"
+    assert normalize("ERROR: Could not find a version") == "ERROR: Could not find a version"
 
 
 def test_wrapping_names_the_process_and_the_error_level():
