@@ -412,6 +412,12 @@ FROM_NEW_BATCHES = [
     ("sglang/cuda.runtime.out-of-memory--sgl-project-sglang-109.log", "cuda.runtime.out-of-memory", "serving", None),
     # an exception line under uvicorn's padded level prefix ('ERROR:    ')
     ("pytorch/pytorch.cuda.oom--turboderp-org-exllamav2-732.log", "pytorch.cuda.oom", None, None),
+    # batch R
+    # NCCL's failed cudaMalloc as the 'Last error' of PyTorch's DistBackendError (a TGI shard)
+    ("tgi/cuda.runtime.out-of-memory--huggingface-text-generation-inference-1969.log", "cuda.runtime.out-of-memory",
+     None, None),
+    # PyTorch's CUDA error in a notebook's JSON error output is not ggml's bare report
+    ("pytorch/cuda.runtime.out-of-memory--unslothai-unsloth-1797.log", "cuda.runtime.out-of-memory", None, None),
 ]
 
 
