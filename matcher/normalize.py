@@ -1,10 +1,12 @@
 """Turn a raw log line into the message text that signatures match.
 
 Logs reach logkb wrapped in whatever the platform adds: ANSI colours, Docker Compose
-service prefixes (``vllm-1  | ``), syslog and journalctl prefixes (``Jun 16 20:53:56 host ollama[13938]: ``), Kubernetes CRI, ``kubectl --timestamps`` and
+service prefixes (``vllm-1  | ``), syslog and journalctl prefixes
+(``Jun 16 20:53:56 host ollama[13938]: ``), Kubernetes CRI, ``kubectl --timestamps`` and
 ``kubectl logs --prefix`` prefixes, vLLM's process tags (``(EngineCore_DP0 pid=1)``),
-logging headers (vLLM's, SGLang's, llama.cpp's timestamped ``7.51.187.428 I ``), vLLM-Omni's pipeline stage tags (``[Stage-0]``), and JSON log records.
-Patterns are written against the engine's own message, so the wrapping goes first.
+logging headers (vLLM's, SGLang's, uvicorn's, llama.cpp's timestamped ``7.51.187.428 I ``),
+vLLM-Omni's pipeline stage tags (``[Stage-0]``), and JSON log records. Patterns are written
+against the engine's own message, so the wrapping goes first.
 """
 
 from __future__ import annotations

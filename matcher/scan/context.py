@@ -91,17 +91,19 @@ class PhaseTracker:
         if frame not in self._memo:
             if len(self._memo) >= CONFIRM_CACHE:
                 self._memo.clear()
+            lowered = frame.lower()
             self._memo[frame] = next(
                 (e.enters_phase for e in reversed(self.frame_maps)
-                 if e.enters_phase and (wanted := anchored_patterns(e, frame))
+                 if e.enters_phase and (wanted := anchored_patterns(e, frame, lowered))
                  and confirm(e, frame, wanted) is not None), None)
         return self._memo[frame]
 
 
-def anchored_patterns(sig: Signature, text: str) -> set[int]:
-    """The patterns of ``sig`` whose anchor is in ``text``: only they can match, so a frame is
-    tried against a few regexes, and a short log compiles a few, not every frame map's."""
-    lowered = text.lower()
+def anchored_patterns(sig: Signature, text: str, lowered: str) -> set[int]:
+    """The patterns of ``sig`` whose anchor is in ``text`` (``lowered``: the text in lower case,
+    for caseless anchors): only they can match, so a frame is tried against a few regexes, and
+    a short log compiles a few, not every frame map's. The frame's own text is searched, not
+    the raw line, because canonical_frame rewrites Windows and IPython frames first."""
     return {i for i, pattern in enumerate(sig.patterns)
             if any(anchor in (lowered if pattern.ignore_case else text) for anchor in pattern.anchors)}
 
