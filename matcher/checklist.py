@@ -4,7 +4,8 @@ Values are computed by catalog expressions over facts; texts use ``{name}`` plac
 (with an optional format spec such as ``{free_gib:.2f}``). A check whose condition cannot be
 decided from the log is ``unknown`` and tells the operator what to run; a fix whose ``when``
 is false, or whose ``applies_to`` excludes the finding's phase, engine or device, is dropped
-(see applicability.py); a fix whose value cannot be computed falls back to its next wording.
+(see applicability.py); fixes that lead in the finding's phase, or whose ``leads_when`` holds,
+come first; a fix whose value cannot be computed falls back to its next wording.
 No text is ever shown with a placeholder left in it: a wording the log cannot fill is skipped,
 and a fix none of whose change wordings can be filled is left out.
 """
@@ -74,7 +75,9 @@ def build(finding: Finding, run_facts: dict[str, Any], foreign: frozenset[str] =
             continue
         fix = _fix(sig, i, item, scope, shared, statuses)
         if fix is not None:
-            ranked.append((rank(item.applies_to, situation), i, fix))
+            leads = item.leads_when is not None and _holds(
+                sig, f"fixes[{i}].leads_when", item.leads_when, item.lead_condition, scope, statuses) is True
+            ranked.append((0 if leads else rank(item.applies_to, situation), i, fix))
     return Checklist(checks, [fix for _, _, fix in sorted(ranked, key=lambda r: r[:2])], shared)
 
 
@@ -126,20 +129,21 @@ _CHECK_STATES = {
 }
 
 
-def _applies(sig: Signature, index: int, item: Fix, scope: dict[str, Any],
-             statuses: dict[str, str]) -> bool | None:
-    if item.when is None:
+def _holds(sig: Signature, key: str, condition: str | None, reference: tuple[str, str] | None,
+           scope: dict[str, Any], statuses: dict[str, str]) -> bool | None:
+    """A fix's ``when`` or ``leads_when``: an expression at ``key`` or a check in a state
+    (None: the log cannot tell; no condition holds)."""
+    if condition is None:
         return True
-    reference = item.check_condition
     if reference is not None:
         check, state = reference
         return _CHECK_STATES[state][statuses[check]]
-    return _decide(sig, f"fixes[{index}].when", scope)
+    return _decide(sig, key, scope)
 
 
 def _fix(sig: Signature, index: int, item: Fix, scope: dict[str, Any],
          shared: list[ComputedValue], statuses: dict[str, str]) -> FixResult | None:
-    applies = _applies(sig, index, item, scope, statuses)
+    applies = _holds(sig, f"fixes[{index}].when", item.when, item.check_condition, scope, statuses)
     if applies is False:
         return None
     values = _compute(sig, f"fixes[{index}].values", item.values, scope)

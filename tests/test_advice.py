@@ -101,6 +101,49 @@ def test_trtllm_serving_failure_still_leads_with_the_kv_fraction() -> None:
     assert fixes(log)[0] in ("lower-kv-fraction", "more-kv-for-blocks")
 
 
+def test_trtllm_runtime_buffer_failing_at_load_leads_with_smaller_build_limits() -> None:
+    """cudaMallocAsync in tllmBuffers.h while Triton creates the model instance: that allocator
+    holds runtime buffers and the KV pool, which the build limits size (the weights come from
+    TensorRT's own deserialisation), so the rebuild with smaller limits comes first."""
+    log = CORPUS / "trtllm/trtllm.executor.insufficient-memory--triton-inference-server-tensorrtllm_backend-281.log"
+    found = report(log)
+    root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
+    assert (found["phase"], root["facts"]["trtllm_source"]) == ("weight-loading", "tllmBuffers.h")
+    assert fixes(log) == ["smaller-build-limits", "shrink-the-model"]
+    assert "first when" in run("explain", "trtllm.executor.insufficient-memory")
+
+
+def test_trtllm_runtime_buffer_failing_while_serving_still_leads_with_the_kv_fraction() -> None:
+    log = CORPUS / "trtllm/trtllm.executor.insufficient-memory--NVIDIA-TensorRT-LLM-2335.log"
+    assert report(log)["phase"] == "serving"
+    assert fixes(log)[:2] == ["lower-kv-fraction", "smaller-build-limits"]
+
+
+def test_a_segment_cuda_refused_is_not_a_small_dev_shm() -> None:
+    """NCCL created and sized the segment, then cudaHostRegister failed ('Cuda failure' from
+    shmutils.cc): a larger /dev/shm cannot help, the shared-memory transport has to go. A
+    segment that could not be sized (fallocate: no space) keeps the /dev/shm fixes."""
+    refused = CORPUS / "nccl/nccl.shm.insufficient--nvidia-nccl-1518.log"
+    root = report(refused)["findings"][0]
+    assert next(c for c in root["checks"] if c["id"] == "cuda-refused-segment")["status"] == "fail"
+    assert fixes(refused) == ["disable-shm"]
+    full = CORPUS / "pytorch/nccl.shm.insufficient--NVIDIA-nccl-342.log"
+    assert next(c for c in report(full)["findings"][0]["checks"] if c["id"] == "cuda-refused-segment")["status"] == "pass"
+    assert fixes(full)[0] == "docker-shm"
+
+
+def test_vllm_v0_multimodal_profile_run_leads_with_fewer_sequences() -> None:
+    """V0's profile run builds max_num_seqs dummy sequences, each with the maximum multimodal
+    input (Llama 3.2 Vision: 256 images at the default); a V1 engine core sizes its dummy batch
+    from the encoder budget and gets no such fix."""
+    v0 = CORPUS / "vllm/torch.cuda.oom--vllm-project-vllm-10569.log"
+    assert report(v0)["root_cause"] == "vllm.multimodal.encoder-budget"
+    assert fixes(v0)[0] == "fewer-profiled-sequences"
+    v1 = CORPUS / "vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-27706.log"
+    assert "vllm/v1/worker/gpu_model_runner.py" in v1.read_text(encoding="utf-8")
+    assert "fewer-profiled-sequences" not in fixes(v1)
+
+
 @pytest.mark.parametrize("log", [
     "llamacpp/llamacpp.cuda.alloc-failed--ggml-org-llama.cpp-20431.log",
     "ollama/llamacpp.cuda.alloc-failed--ollama-ollama-8447.log",
@@ -290,6 +333,16 @@ def test_validate_refuses_a_fix_whose_when_names_a_missing_check(tmp_path: Path)
     edited = tmp_path / "pytorch" / "cuda-oom.yaml"
     line = next(i for i, text in enumerate(edited.read_text().splitlines(), 1) if "checks.other-process." in text)
     assert f"cuda-oom.yaml:{line}: fixes[0].when: no check 'other-process' in this signature" in result.output
+
+
+def test_validate_refuses_a_fix_that_leads_when_a_missing_check_fails(tmp_path: Path) -> None:
+    result = validate_edited(tmp_path, "trtllm/insufficient-memory.yaml",
+                             "    leads_when: \"trtllm_source == 'tllmBuffers.h'\"",
+                             "    leads_when: checks.which-buffers.failed", "trtllm.executor.insufficient-memory")
+    assert result.exit_code == 2
+    edited = tmp_path / "trtllm" / "insufficient-memory.yaml"
+    line = next(i for i, text in enumerate(edited.read_text().splitlines(), 1) if "checks.which-buffers." in text)
+    assert f"insufficient-memory.yaml:{line}: fixes[3].leads_when: no check 'which-buffers' in this signature" in result.output
 
 
 def test_a_fix_that_names_a_check_follows_its_verdict() -> None:

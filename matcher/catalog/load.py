@@ -225,16 +225,17 @@ def _regex_error() -> type[Exception]:
 def _check_references(doc: dict[str, Any], path: Path) -> None:
     checks = {check["id"] for check in doc.get("checks", [])}
     for i, fix in enumerate(doc.get("fixes", [])):
-        reference = check_reference(fix["when"]) if isinstance(fix.get("when"), str) else None
-        if reference is not None and reference[0] not in checks:
-            where = located(path, r"^\s*when:\s*['\"]?" + re.escape(fix["when"].strip()))
-            raise CatalogError(f"{where}: fixes[{i}].when: no check '{reference[0]}' in this signature "
-                               f"(checks: {', '.join(sorted(checks)) or 'none'})")
+        for key in ("when", "leads_when"):
+            reference = check_reference(fix[key]) if isinstance(fix.get(key), str) else None
+            if reference is not None and reference[0] not in checks:
+                where = located(path, rf"^\s*{key}:\s*['\"]?" + re.escape(fix[key].strip()))
+                raise CatalogError(f"{where}: fixes[{i}].{key}: no check '{reference[0]}' in this signature "
+                                   f"(checks: {', '.join(sorted(checks)) or 'none'})")
 
 
 def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
     """Every expression of a signature by its key path (``fixes[0].when`` ...); a ``when``
-    that names a check is not an expression."""
+    or ``leads_when`` that names a check is not an expression."""
     sources: dict[str, str] = {}
     context = doc["match"].get("context", {})
     if "requires" in context:
@@ -248,8 +249,9 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
         if "fails_when" in check:
             sources[f"checks[{i}].fails_when"] = check["fails_when"]
     for i, fix in enumerate(doc.get("fixes", [])):
-        if "when" in fix and check_reference(fix["when"]) is None:
-            sources[f"fixes[{i}].when"] = fix["when"]
+        for key in ("when", "leads_when"):
+            if key in fix and check_reference(fix[key]) is None:
+                sources[f"fixes[{i}].{key}"] = fix[key]
         for name, source in fix.get("values", {}).items():
             sources[f"fixes[{i}].values.{name}"] = source
     return sources
@@ -322,7 +324,7 @@ def _fix(item: dict[str, Any]) -> Fix:
     return Fix(
         id=item["id"], title=item["title"], change=item["change"], tradeoff=item["tradeoff"],
         change_fallback=(fallback,) if isinstance(fallback, str) else tuple(fallback),
-        when=item.get("when"),
+        when=item.get("when"), leads_when=item.get("leads_when"),
         applies_to=Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in"))),
         values=_values(item.get("values", {})), verify=item.get("verify"),
     )

@@ -197,6 +197,7 @@ class Fix(_Record):
     tradeoff: str
     change_fallback: tuple[str, ...] = ()  # wordings for logs that lack the numbers, in order
     when: str | None = None  # an expression, or checks.<id>.failed|passed|unknown
+    leads_when: str | None = None  # the same forms: when true, the fix comes first
     applies_to: Applicability = Applicability()
     values: tuple[Value, ...] = ()
     verify: str | None = None
@@ -210,6 +211,11 @@ class Fix(_Record):
     def check_condition(self) -> tuple[str, str] | None:
         """(check id, state) when ``when`` names a check instead of an expression."""
         return None if self.when is None else check_reference(self.when)
+
+    @property
+    def lead_condition(self) -> tuple[str, str] | None:
+        """(check id, state) when ``leads_when`` names a check instead of an expression."""
+        return None if self.leads_when is None else check_reference(self.leads_when)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -81,13 +81,17 @@ def _check(check: Check) -> Item:
     return Item(check.title, lines)
 
 
+_CHECK_VERBS = {"failed": "fails", "passed": "passes", "unknown": "cannot tell"}
+
+
 def _fix(fix: Fix) -> Item:
     lines = [("change", fix.change)]
     lines.extend(("without the numbers", text) for text in fix.change_fallback)
-    if fix.when is not None:
-        reference = fix.check_condition
-        lines.append(("only when", fix.when if reference is None else
-                      f"the check '{reference[0]}' {dict(failed='fails', passed='passes', unknown='cannot tell')[reference[1]]}"))
+    for label, condition, reference in (("only when", fix.when, fix.check_condition),
+                                        ("first when", fix.leads_when, fix.lead_condition)):
+        if condition is not None:
+            lines.append((label, condition if reference is None else
+                          f"the check '{reference[0]}' {_CHECK_VERBS[reference[1]]}"))
     applies_to = fix.applies_to
     for names, label in ((applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
                          (applies_to.devices, "only on devices"), (applies_to.leads_in, "first in phases")):
