@@ -65,6 +65,10 @@ class Outcome:
         return root.id if root else None
 
 
+class SidecarError(Exception):
+    """A sidecar that cannot be read as a YAML mapping; the message names the file and line."""
+
+
 def discover(roots: Iterable[Path]) -> list[Sample]:
     samples = []
     for root in roots:
@@ -72,9 +76,26 @@ def discover(roots: Iterable[Path]) -> list[Sample]:
             log = _log_for(sidecar)
             if log is None:
                 continue
-            meta = yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}
-            samples.append(Sample(log, sidecar, meta))
+            samples.append(Sample(log, sidecar, read_sidecar(sidecar)))
     return samples
+
+
+def read_sidecar(sidecar: Path) -> dict[str, Any]:
+    """A sidecar's mapping (safe-loaded); empty for an empty file."""
+    try:
+        meta = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SidecarError(f"{sidecar}: not UTF-8 text (byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SidecarError(f"{sidecar}: {where}invalid YAML: {problem}") from None
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise SidecarError(f"{sidecar}: line 1: a sidecar is a YAML mapping (source, kind, expect, ...)")
+    return meta
 
 
 def _log_for(sidecar: Path) -> Path | None:

@@ -51,3 +51,19 @@ def test_bless_leaves_healthy_samples_alone(tmp_path: Path) -> None:
     result = run("test", "--bless", "--catalog", kb, tmp_path / "corpus")
     assert result.exit_code == 1
     assert sidecar.read_text(encoding="utf-8") == before
+
+
+def test_a_broken_sidecar_is_one_line_naming_its_file_and_line(tmp_path: Path) -> None:
+    """An unescaped quote inside a single-quoted note (the slip a hand edit makes): `logkb test`
+    and `logkb validate --corpus` say where, with exit 2, instead of a YAML traceback."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "broken.log").write_text("RuntimeError: CUDA error: out of memory\n")
+    (corpus / "broken.yaml").write_text("kind: failure\nexpect:\n  root_cause: cuda.runtime.out-of-memory\n"
+                                        "notes: 'the engine's own words'\n")
+    for args in (("test", corpus), ("validate", "--corpus", corpus)):
+        result = run(*args)
+        assert result.exit_code == 2, result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert any(f"{corpus / 'broken.yaml'}: line 4: invalid YAML" in line for line in lines), result.output
+        assert "Traceback" not in result.output

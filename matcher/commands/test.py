@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from ..catalog import data_dir
-from ..corpus import Outcome, confusion, run_corpus
+from ..corpus import Outcome, SidecarError, confusion, run_corpus
 from .. import pipeline
 from .common import EXIT_CLEAN, EXIT_FINDINGS, catalog_option, fail
 
@@ -39,7 +39,10 @@ def command(roots: tuple[str, ...], verbose: bool, bless: bool, catalogs: tuple[
     sample is an error: a gate that tests nothing must not pass."""
     scanner = pipeline.scanner(catalogs)
     dirs = [Path(r) for r in roots] or [default_corpus()]
-    outcomes = run_corpus(scanner, dirs)
+    try:
+        outcomes = run_corpus(scanner, dirs)
+    except SidecarError as exc:
+        fail(str(exc))
     if not outcomes:
         fail(f"no corpus sample (a .log with a .yaml sidecar) under {', '.join(map(str, dirs))}")
     if bless:

@@ -52,7 +52,7 @@ from ..catalog.fragments import Fragment, load_fragments, references
 from ..catalog.vocabulary import FILE_NAME as FACTS_FILE
 from ..catalog.vocabulary import Vocabulary, load_vocabulary, undeclared
 from ..checklist import placeholders as fill_placeholders
-from ..corpus import Sample, check, discover
+from ..corpus import Sample, SidecarError, check, discover, read_sidecar
 from ..scan import Scanner
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option
 from .new import sidecar_for
@@ -66,7 +66,10 @@ from .new import sidecar_for
 def command(paths: tuple[str, ...], corpora: tuple[str, ...], catalogs: tuple[str, ...]) -> None:
     """Check catalog directories or signature files (default: the built-in catalog)."""
     targets = Targets.of([Path(p) for p in paths] or [_shown(data_dir("kb"))])
-    problems = list(validate(targets, [Path(c) for c in catalogs], [Path(c) for c in corpora]))
+    try:
+        problems = list(validate(targets, [Path(c) for c in catalogs], [Path(c) for c in corpora]))
+    except SidecarError as exc:
+        problems = [str(exc)]
     for problem in problems:
         click.echo(problem)
     if problems:
@@ -319,5 +322,5 @@ def _listed_sample(log: Path, sig_id: str) -> Sample | None:
     if not log.is_file():
         return None
     sidecar = sidecar_for(log)
-    meta = read_yaml(sidecar) if sidecar.is_file() else {"kind": "failure", "expect": {"root_cause": sig_id}}
-    return Sample(log, sidecar, meta or {})
+    meta = read_sidecar(sidecar) if sidecar.is_file() else {"kind": "failure", "expect": {"root_cause": sig_id}}
+    return Sample(log, sidecar, meta)
