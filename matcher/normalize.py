@@ -23,6 +23,7 @@ _PREFIXES = re.compile(
     r"""^(?:
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
     | >\ (?=\S)                                                              # a Markdown quote: a log pasted into a reply as "> line"
+    | ▎(?:\ |$)                                                           # a quote bar, as some chat and document tools copy a quoted block: "▎ line"
     | [A-Za-z]{3}\ {1,2}\d{1,2}\ \d\d:\d\d:\d\d\ (?:[\w.-]{1,64}\ )?(?P<journal>[\w.@-]{1,64}\[\d{1,10}\]):\ ?  # syslog / journalctl: "Jun 16 20:53:56 host ollama[13938]: "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
     | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
@@ -48,9 +49,10 @@ ERRORISH_WORDS = ("error", "exception", "out of memory", "failed", "not enough",
 
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
 # Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"
-# and "[TRT-LLM] [RANK 1] [E]".
+# and "[TRT-LLM] [RANK 1] [E]", a compiler's or linker's "collect2: error: " (a JIT build that failed).
 _ERROR_LEVEL_AT_START = re.compile(
     r"(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\]"
+    r"|[\w./+-]{1,80}:\ (?:fatal\ )?error:\ "
 )
 _ERROR_LEVEL_INSIDE = re.compile(r"\[TRT-LLM\](?:\ \[RANK\ \d+\])?\ \[E\]|\blevel=(?:ERROR|FATAL|error|fatal)\b")
 

@@ -418,6 +418,18 @@ FROM_NEW_BATCHES = [
      None, None),
     # PyTorch's CUDA error in a notebook's JSON error output is not ggml's bare report
     ("pytorch/cuda.runtime.out-of-memory--unslothai-unsloth-1797.log", "cuda.runtime.out-of-memory", None, None),
+    # batch S
+    # a quote bar ("▎ ") on every line, the message re-wrapped over three of them
+    ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--eugr-spark-vllm-docker-396.log",
+     "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", "vllm"),
+    # the encoder-cache rejection quoted without its start ("ValueError: ... exceeds the ...")
+    ("vllm/vllm.multimodal.encoder-budget--vllm-project-vllm-41936.log", "vllm.multimodal.encoder-budget",
+     "request-validation", None),
+    # TensorRT's builder: 'Error Code 2: OutOfMemory', no engine named in the excerpt
+    ("trtllm/cuda.runtime.out-of-memory--NVIDIA-TensorRT-LLM-1609.log", "cuda.runtime.out-of-memory", None, None),
+    # vLLM's worker wrapper ('Error executing method ...') before a traceback cut in KV-cache sizing
+    ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log",
+     "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", None),
 ]
 
 
@@ -439,6 +451,15 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_a_linker_error_before_a_cut_traceback_is_not_read_as_memory():
+    """A JIT build fails ('collect2: error: ld returned 1 exit status') while vLLM profiles the
+    encoder, and the engine core's traceback is cut before its exception: the frames and the
+    profiling marker no longer make that an encoder out-of-memory."""
+    (report,) = scan(CORPUS / "nonmemory/nonmemory-vllm--QwenLM-Qwen3-VL-1267.log")
+    assert report["phase"] == "memory-profiling"
+    assert not [f for f in report["findings"] if set(f["tags"]) & {"gpu-memory", "host-memory"}]
 
 
 def test_a_pinned_memory_fallback_is_not_a_diagnosis():

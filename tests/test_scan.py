@@ -53,6 +53,12 @@ def test_wrapping_names_the_process_and_the_error_level():
     assert (journal.origin, journal.header) == ("ollama[13938]", False)  # a transport prefix, on every line
     ggml = parse_line("[34169] 7.51.240.943 E CUDA error: out of memory")
     assert (ggml.origin, ggml.header, ggml.error_level) == ("[34169]", True, True)
+    quoted = parse_line("▎ ValueError: To serve at least one request with the model's max seq len (196608),")
+    assert quoted.text.startswith("ValueError: ")
+    assert parse_line("▎").text == ""
+    assert parse_line("collect2: error: ld returned 1 exit status").error_level
+    assert parse_line("/usr/bin/ld: error: cannot find -lcuda").error_level
+    assert not parse_line("RuntimeError: CUDA error: out of memory").error_level
 
 
 def test_free_memory_facts_and_computed_fix(scanner):

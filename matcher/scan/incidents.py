@@ -10,7 +10,8 @@ the strongest evidence down:
 2. class x context: a symptom (any layer's out-of-memory) in a phase and engine that a
    signature owns (``match.owns``), when only generic signatures matched;
 3. partial: the symptom from a cut or bare exception line, or a traceback cut before its
-   exception line whose frames show a phase that a signature owns;
+   exception line whose frames show a phase that a signature owns (unless an error line no
+   signature explains came before it in the event: that error is what the traceback reports);
 4. fuzzy: a gated line close to a signature's template;
 5. otherwise its last exception, else its first native fatal statement (a failed assertion,
    ``CUDA error: ...``), else its first error-level line is ``uncatalogued``.
@@ -195,7 +196,11 @@ class Resolver:
                 basis = f"class: {symptom.name}{form}{where}" + (" frames" if seen.phase_source == "frames" else "")
                 tier, confidence = "class", CLASS_CONFIDENCE
             return owner, _incident(seen, tier, confidence, basis)
-        if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK:
+        # A traceback cut before its exception is read from its frames only when nothing in the
+        # event says what failed: an error line no signature explains (a JIT build's
+        # "collect2: error: ld returned 1 exit status") is what the traceback reports.
+        if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK \
+                and not event.errors and not event.fatals:
             phase, source = (event.frame_phase, "frames") if event.frame_phase else \
                 (event.marker_phase, "marker") if event.marker_phase else ("unknown", "unknown")
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
