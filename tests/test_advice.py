@@ -101,6 +101,27 @@ def test_trtllm_serving_failure_still_leads_with_the_kv_fraction() -> None:
     assert fixes(log)[0] in ("lower-kv-fraction", "more-kv-for-blocks")
 
 
+def test_tgi_vllm_backend_is_told_that_tgi_token_limits_do_not_size_vllms_kv_cache() -> None:
+    """TGI's vLLM backend (generated from TGI's backends/vllm source): vLLM's own engine core
+    log and TGI's 'Error: Python(PyErr {...})'. The log is TGI's, so vLLM's command-line flags
+    are not offered as changes; the one fix says where vLLM's KV sizing is set instead."""
+    log = CORPUS / "generated/tgi-vllm-backend-error.log"
+    found = report(log)
+    assert (found["root_cause"], found["engine"]) == ("vllm.kv-cache.no-available-memory", "tgi")
+    assert fixes(log) == ["tgi-vllm-backend"]
+    root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
+    assert "only validate requests" in root["fixes"][0]["change"]
+    vllm_log = CORPUS / "generated/vllm-no-cache-blocks-a-2.log"
+    assert report(vllm_log)["engine"] == "vllm" and "tgi-vllm-backend" not in fixes(vllm_log)
+
+
+def test_validate_refuses_names_engine_outside_an_extractor(tmp_path: Path) -> None:
+    result = validate_edited(tmp_path, "vllm/no-available-memory.yaml", "kind: problem\n",
+                             "kind: problem\nnames_engine: true\n", "vllm.kv-cache.no-available-memory")
+    assert result.exit_code == 2
+    assert "no-available-memory.yaml" in result.output and "names_engine" in result.output
+
+
 def test_trtllm_runtime_buffer_failing_at_load_leads_with_smaller_build_limits() -> None:
     """cudaMallocAsync in tllmBuffers.h while Triton creates the model instance: that allocator
     holds runtime buffers and the KV pool, which the build limits size (the weights come from

@@ -427,6 +427,10 @@ FROM_NEW_BATCHES = [
      "request-validation", None),
     # TensorRT's builder: 'Error Code 2: OutOfMemory', no engine named in the excerpt
     ("trtllm/cuda.runtime.out-of-memory--NVIDIA-TensorRT-LLM-1609.log", "cuda.runtime.out-of-memory", None, None),
+    # vLLM on Ray: no free GPU on the engine's own node for the first bundle (its GPUs are in
+    # another placement group)
+    ("vllm/vllm.ray.placement-group-unsatisfiable--EleutherAI-lm-evaluation-harness-2410.log",
+     "vllm.ray.placement-group-unsatisfiable", "device-check", None),
     # vLLM's worker wrapper ('Error executing method ...') before a traceback cut in KV-cache sizing
     ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log",
      "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", None),

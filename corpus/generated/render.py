@@ -52,6 +52,7 @@ PROBLEM_IDS = [
     # TGI
     "tgi-warmup-prefill-oom-old", "tgi-warmup-prefill-oom", "tgi-router-max-total-tokens",
     "tgi-cuda-graphs", "tgi-wrappers", "tgi-request-validation",
+    "tgi-vllm-backend-error",  # from TGI's source, not the reference (see tgi_samples)
     # SGLang
     "sglang-not-enough-memory", "sglang-mem-unbalanced", "sglang-cuda-graph-failed",
     "sglang-runtime-oom", "sglang-retract", "sglang-context-length",
@@ -999,6 +1000,21 @@ def tgi_samples() -> list[Sample]:
                 M("router/src/infer.rs:121: " + text))
         out.append(Sample("tgi-request-validation", label, versions, "tgi", version, "request.context-length-exceeded",
                           "request-validation", log.lines, gap=gap))
+
+    # TGI's vLLM backend (backends/vllm on TGI's main branch) runs vLLM's LLMEngine in process
+    # through PyO3: vLLM's engine core logs its own failure, and main() returns the Python error
+    # as VllmBackendError::Python, printed in PyO3's Debug form. Not in the reference: the last
+    # line's template is TGI's backends/vllm/src/{main,errors}.rs and PyO3's Debug of PyErr.
+    nocache = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+    log = Vllm("0.8.5")
+    log.rec("INFO", "v1/worker/gpu_worker.py:217", "Available KV cache memory: -0.84 GiB", proc=log.core)
+    log.engine_failure(V1_KV_SIZING, M("ValueError: " + nocache), wrap=False)
+    log.put("Error: Python(PyErr { type: <class 'RuntimeError'>, value: RuntimeError('Engine core initialization "
+            "failed. See root cause above.'), traceback: Some(<traceback object at 0x7f3c5a2e1d80>) })")
+    out.append(Sample("tgi-vllm-backend-error", "vLLM backend start-up error", None, "tgi", "main",
+                      "vllm.kv-cache.no-available-memory", "kv-cache-allocation", log.lines,
+                      note="vLLM 0.8.5 inside TGI's vLLM backend: TGI's --max-total-tokens and "
+                           "--max-batch-prefill-tokens never reach vLLM, so the advice must say what does."))
     return out
 
 

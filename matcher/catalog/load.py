@@ -285,6 +285,7 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
         engines={e["name"]: _range(e.get("versions")) for e in doc["engines"]},
         patterns=patterns, expressions=expressions, document=doc,
         severity=doc.get("severity", "info"), phase=doc.get("phase"), enters_phase=doc.get("enters_phase"),
+        names_engine=bool(doc.get("names_engine", False)),
         wrapper=bool(doc.get("wrapper")),
         summary=doc.get("summary"), cause=doc.get("cause"), verify=doc.get("verify"),
         date=doc.get("date"), modified=doc.get("modified"),

@@ -271,6 +271,7 @@ class Signature:
     severity: str = "info"
     phase: str | None = None
     enters_phase: str | None = None
+    names_engine: bool = False  # an extractor whose match names the log's engine (its own)
     wrapper: bool = False
     summary: str | None = None
     cause: str | None = None

@@ -384,6 +384,12 @@ class RunScan:
         engine = next(iter(sig.engines))
         if engine != "any":
             self.engines.note(engine)
+            if sig.names_engine and self.engines.named != engine:
+                # A host engine (TGI) running another (vLLM) inside it: the inner engine's
+                # banner named it and set its version, which is not the host's.
+                run.facts.pop("engine_version", None)
+                run.facts["engine"] = engine
+                self.engines.named = engine
         for name, value in values.items():
             if name == "version" and engine != "any":
                 run.facts["engine"] = engine
