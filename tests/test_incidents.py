@@ -434,6 +434,12 @@ FROM_NEW_BATCHES = [
     # vLLM's worker wrapper ('Error executing method ...') before a traceback cut in KV-cache sizing
     ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log",
      "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", None),
+    # batch T
+    # CTranslate2's CUDA check, bare, and as Tabby's C++ runtime aborts with it
+    ("pytorch/cuda.runtime.out-of-memory--OpenNMT-CTranslate2-1458.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--TabbyML-tabby-587.log", "cuda.runtime.out-of-memory", None, None),
+    # an allocation of about 17.6 million TB (a size computed below zero) is not a lack of memory
+    ("nonmemory/nonmemory-llamacpp--ggml-org-llama.cpp-15535.log", None, None, None),
 ]
 
 
