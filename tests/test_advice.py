@@ -115,6 +115,13 @@ def test_tgi_vllm_backend_is_told_that_tgi_token_limits_do_not_size_vllms_kv_cac
     assert report(vllm_log)["engine"] == "vllm" and "tgi-vllm-backend" not in fixes(vllm_log)
 
 
+def test_validate_refuses_a_wording_condition_on_an_undeclared_fact(tmp_path: Path) -> None:
+    result = validate_edited(tmp_path, "llamacpp/gpu-alloc-failed.yaml", 'requires: "not has(torch_cuda_async_hint)"',
+                             'requires: "not has(torch_cuda_async_hnt)"', "llamacpp.gpu.alloc-failed")
+    assert result.exit_code == 2
+    assert "gpu-alloc-failed.yaml" in result.output and "torch_cuda_async_hnt" in result.output
+
+
 def test_validate_refuses_names_engine_outside_an_extractor(tmp_path: Path) -> None:
     result = validate_edited(tmp_path, "vllm/no-available-memory.yaml", "kind: problem\n",
                              "kind: problem\nnames_engine: true\n", "vllm.kv-cache.no-available-memory")

@@ -440,6 +440,13 @@ FROM_NEW_BATCHES = [
     ("pytorch/cuda.runtime.out-of-memory--TabbyML-tabby-587.log", "cuda.runtime.out-of-memory", None, None),
     # an allocation of about 17.6 million TB (a size computed below zero) is not a lack of memory
     ("nonmemory/nonmemory-llamacpp--ggml-org-llama.cpp-15535.log", None, None, None),
+    # batch V
+    # a bare 'CUDA error: out of memory' after PyTorch's 'CUDA kernel errors might be
+    # asynchronously reported' hint is PyTorch's message, not ggml's
+    ("pytorch/cuda.runtime.out-of-memory--lllyasviel-stable-diffusion-webui-forge-2524.log",
+     "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--starik222-BooruDatasetTagManager-112.log", "cuda.runtime.out-of-memory",
+     None, None),
 ]
 
 
@@ -461,6 +468,15 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_nccls_failed_malloc_after_an_invalid_argument_is_not_a_lack_of_memory():
+    """NCCL's allocator warns 'Cuda failure 1 'invalid argument'' and then 'Failed to CUDA
+    malloc 512 bytes': the malloc failed for that reason, not for want of memory."""
+    (report,) = scan(CORPUS / "nonmemory/nonmemory-vllm--vllm-project-vllm-3524.log")
+    assert not [f for f in report["findings"] if set(f["tags"]) & {"gpu-memory", "host-memory"}]
+    (oom,) = scan(CORPUS / "tgi/cuda.runtime.out-of-memory--huggingface-text-generation-inference-1969.log")
+    assert oom["root_cause"] == "cuda.runtime.out-of-memory"
 
 
 def test_a_linker_error_before_a_cut_traceback_is_not_read_as_memory():

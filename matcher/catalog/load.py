@@ -240,6 +240,9 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
     context = doc["match"].get("context", {})
     if "requires" in context:
         sources["match.context.requires"] = context["requires"]
+    for i, pattern in enumerate(doc["match"].get("patterns", [])):
+        if "requires" in pattern:
+            sources[f"match.patterns[{i}].requires"] = pattern["requires"]
     for i, rule in enumerate(doc["match"].get("owns", [])):
         if "requires" in rule:
             sources[f"match.owns[{i}].requires"] = rule["requires"]
@@ -266,7 +269,7 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
     patterns = tuple(
         Pattern(item["regex"], anchors[i], item.get("ignore_case", False), _range(item.get("versions")),
                 item.get("phase"), item.get("severity"), item.get("engine"), reviewed, item.get("form"),
-                item.get("kill_report", False))
+                item.get("kill_report", False), f"match.patterns[{i}].requires" if "requires" in item else None)
         for i, item in enumerate(match["patterns"]))
     owns = tuple(
         OwnRule(frozenset(rule["symptoms"]), frozenset(rule.get("forms", ())), frozenset(rule.get("phases", ())),

@@ -94,6 +94,7 @@ class Pattern:
     reviewed: bool = False  # from the built-in catalog: see compile_regex
     form: str | None = None  # symptom entries: whose wording this is (torch, nccl, ggml, ...)
     kill_report: bool = False  # only says that SIGKILL came, not who sent it
+    requires: str | None = None  # key of the wording's own condition in the signature's expressions
 
     @cached_property
     def compiled(self) -> CompiledRegex:

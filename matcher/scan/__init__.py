@@ -420,6 +420,8 @@ class RunScan:
     def _symptom(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None) -> None:
         from .symptoms import SymptomMatch
 
+        if not self._wording_holds(sig, hit):
+            return
         event = self._event(line_no)
         event.keep(event.symptoms, (SymptomMatch(sig.symptom.name, hit.pattern.form),  # type: ignore[union-attr]
                                     self._seen(text, line_no, origin)))
@@ -446,6 +448,8 @@ class RunScan:
         """Record a confirmed hit in the open event unless its context fails; True when it counted."""
         frames = self.phases.recent_frames(line_no)
         if sig.has_context and not (self.engines.fits(sig) and self._context_holds(sig, hit.values, frames)):
+            return False
+        if not self._wording_holds(sig, hit):
             return False
         if hit.pattern.kill_report and self.event is not None and (self.event.exceptions or self.event.fatals):
             return False  # the process failed on its own first: its launcher killed it
@@ -490,6 +494,17 @@ class RunScan:
             notes.append(f"the log's {engine_name} {version} is outside the versions known to print this wording")
             return OFF_RANGE_CONFIDENCE
         return 1.0
+
+    def _wording_holds(self, sig: Signature, hit: Hit) -> bool:
+        """A wording's own ``requires`` over the facts so far and its captures (Unknown: no)."""
+        if hit.pattern.requires is None:
+            return True
+        from ..expr import Unknown
+
+        try:
+            return bool(sig.expressions[hit.pattern.requires].evaluate({**self.run.facts, **hit.values}))
+        except Unknown:
+            return False
 
     def _context_holds(self, sig: Signature, values: dict, frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phases.phase in sig.context_phases:
