@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from .catalog.files import yaml_problem
 from .diagnose import Diagnosis, diagnose
 from .scan import Scanner
 
@@ -87,10 +88,7 @@ def read_sidecar(sidecar: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise SidecarError(f"{sidecar}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SidecarError(f"{sidecar}: {where}invalid YAML: {problem}") from None
+        raise SidecarError(yaml_problem(sidecar, exc)) from None
     if meta is None:
         return {}
     if not isinstance(meta, dict):

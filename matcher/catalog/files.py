@@ -71,15 +71,20 @@ def read_yaml(path: Path) -> Any:
     try:
         doc = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader (or CSafeLoader) subclass
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CatalogError(f"{path}: {where}invalid YAML: {problem}") from None
+        raise CatalogError(yaml_problem(path, exc)) from None
     if _shares_nodes(doc):
         raise CatalogError(f"{path}: invalid YAML: aliases are not allowed in catalog files")
     for key, problem in budget.text_problems(doc):
         raise CatalogError(f"{path}: {key}: {problem}")
     return doc
+
+
+def yaml_problem(path: Path, exc: Exception) -> str:
+    """One line for a YAML parse error: the file, the line the parser stopped at, the problem."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 1}: " if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{path}: {where}invalid YAML: {problem}"
 
 
 def located(path: Path, pattern: str, start: int = 1) -> str:

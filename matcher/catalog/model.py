@@ -321,6 +321,16 @@ class Signature:
             names.update(pattern.compiled.groupindex)
         return frozenset(names)
 
+    def requirement_holds(self, key: str | None, facts: Mapping[str, Any]) -> bool:
+        """The ``requires`` at ``key`` (a pattern's, an owner rule's, the context's) over
+        ``facts``; no condition holds, and one that needs a fact the log lacks does not."""
+        if key is None:
+            return True
+        try:
+            return bool(self.expressions[key].evaluate(facts))
+        except expr.Unknown:
+            return False
+
     def version_in_range(self, engine: str, version: str) -> bool | None:
         """None when the signature says nothing about that engine or the version is unparsable."""
         version_range = self.engines.get(engine)

@@ -496,15 +496,8 @@ class RunScan:
         return 1.0
 
     def _wording_holds(self, sig: Signature, hit: Hit) -> bool:
-        """A wording's own ``requires`` over the facts so far and its captures (Unknown: no)."""
-        if hit.pattern.requires is None:
-            return True
-        from ..expr import Unknown
-
-        try:
-            return bool(sig.expressions[hit.pattern.requires].evaluate({**self.run.facts, **hit.values}))
-        except Unknown:
-            return False
+        """A wording's own ``requires`` over the facts so far and its captures."""
+        return sig.requirement_holds(hit.pattern.requires, {**self.run.facts, **hit.values})
 
     def _context_holds(self, sig: Signature, values: dict, frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phases.phase in sig.context_phases:
@@ -512,12 +505,7 @@ class RunScan:
         if sig.frames and any(search(p, text, sig) for p in sig.frames for _, text in frames):
             return True
         if sig.context_requires is not None:
-            from ..expr import Unknown
-
-            try:
-                return bool(sig.context_requires.evaluate({**self.run.facts, **values}))
-            except Unknown:
-                return False
+            return sig.requirement_holds("match.context.requires", {**self.run.facts, **values})
         return False
 
     # -- events and the end ---------------------------------------------------------------

@@ -41,17 +41,6 @@ def exception_line(text: str) -> re.Match[str] | None:
     return _EXCEPTION.match(text.strip())
 
 
-def _holds(sig: Signature, rule: OwnRule, facts: dict[str, Any]) -> bool:
-    if rule.requires is None:
-        return True
-    from ..expr import Unknown
-
-    try:
-        return bool(sig.expressions[rule.requires].evaluate(facts))
-    except Unknown:
-        return False
-
-
 def _belongs(sig: Signature, engine: str | None) -> bool:
     """An owner for this log: one of its engines, or engine-agnostic when the engine is unknown."""
     if engine is None:
@@ -115,7 +104,7 @@ class Symptoms:
                     else bool(rule.phases))):
                 continue
             if not rule.accepts(symptom, form, phase) or not _belongs(sig, engine or RUNTIME_FORMS.get(form or "")) \
-                    or not _holds(sig, rule, facts):
+                    or not sig.requirement_holds(rule.requires, facts):
                 continue
             rank = (int(engine is not None and engine in sig.engines), rule.specificity, -order)
             if best is None or rank > best:
