@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .applicability import Situation, fits, rank
-from .catalog import Check, Fix, Signature, Value
+from .catalog import Check, Fix, ProblemSignature, Value
 from .budget import BudgetError, check_spec, check_text
 from .expr import Unknown
 from .scan import Finding
@@ -81,7 +81,7 @@ def build(finding: Finding, run_facts: dict[str, Any], foreign: frozenset[str] =
     return Checklist(checks, [fix for _, _, fix in sorted(ranked, key=lambda r: r[:2])], shared)
 
 
-def _compute(sig: Signature, prefix: str, sources: tuple[Value, ...], facts: dict[str, Any]) -> list[ComputedValue]:
+def _compute(sig: ProblemSignature, prefix: str, sources: tuple[Value, ...], facts: dict[str, Any]) -> list[ComputedValue]:
     results = []
     scope = dict(facts)
     for name in (value.name for value in sources):
@@ -96,14 +96,14 @@ def _compute(sig: Signature, prefix: str, sources: tuple[Value, ...], facts: dic
     return results
 
 
-def _decide(sig: Signature, key: str, scope: dict[str, Any]) -> bool | None:
+def _decide(sig: ProblemSignature, key: str, scope: dict[str, Any]) -> bool | None:
     try:
         return bool(_evaluate(sig, key, scope))
     except Unknown:
         return None
 
 
-def _evaluate(sig: Signature, key: str, scope: dict[str, Any]) -> Any:
+def _evaluate(sig: ProblemSignature, key: str, scope: dict[str, Any]) -> Any:
     """The expression at ``key``; over the budget, an error naming the file and key."""
     try:
         return sig.expressions[key].evaluate(scope)
@@ -111,7 +111,7 @@ def _evaluate(sig: Signature, key: str, scope: dict[str, Any]) -> Any:
         raise BudgetError(f"{sig.path}: {key}: {exc}") from None
 
 
-def _check(sig: Signature, index: int, item: Check, scope: dict[str, Any]) -> CheckResult:
+def _check(sig: ProblemSignature, index: int, item: Check, scope: dict[str, Any]) -> CheckResult:
     status, detail = "unknown", None
     if item.fails_when is not None:
         verdict = _decide(sig, f"checks[{index}].fails_when", scope)
@@ -129,7 +129,7 @@ _CHECK_STATES = {
 }
 
 
-def _holds(sig: Signature, key: str, condition: str | None, reference: tuple[str, str] | None,
+def _holds(sig: ProblemSignature, key: str, condition: str | None, reference: tuple[str, str] | None,
            scope: dict[str, Any], statuses: dict[str, str]) -> bool | None:
     """A fix's ``when`` or ``leads_when``: an expression at ``key`` or a check in a state
     (None: the log cannot tell; no condition holds)."""
@@ -141,7 +141,7 @@ def _holds(sig: Signature, key: str, condition: str | None, reference: tuple[str
     return _decide(sig, key, scope)
 
 
-def _fix(sig: Signature, index: int, item: Fix, scope: dict[str, Any],
+def _fix(sig: ProblemSignature, index: int, item: Fix, scope: dict[str, Any],
          shared: list[ComputedValue], statuses: dict[str, str]) -> FixResult | None:
     applies = _holds(sig, f"fixes[{index}].when", item.when, item.check_condition, scope, statuses)
     if applies is False:

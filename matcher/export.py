@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import yaml
 
-from .catalog import Catalog, Signature
+from .catalog import Catalog, ProblemSignature, Signature
 from .regexlint import _c, _parser
 
 RULE_NAMESPACE = uuid.UUID("6f1d6a52-3c1e-5b8e-9a57-6c6f676b6200")
@@ -48,7 +48,7 @@ def rule_id(signature_id: str) -> str:
     return str(uuid.uuid5(RULE_NAMESPACE, signature_id))
 
 
-def sigma_rule(sig: Signature, field: str | None = None, dialect: str = "re2") -> dict[str, Any]:
+def sigma_rule(sig: ProblemSignature, field: str | None = None, dialect: str = "re2") -> dict[str, Any]:
     key = f"{field}|re" if field else "|re"
     rule: dict[str, Any] = {
         "title": sig.title,
@@ -77,7 +77,7 @@ def sigma_rule(sig: Signature, field: str | None = None, dialect: str = "re2") -
     return rule
 
 
-def description(sig: Signature) -> str:
+def description(sig: ProblemSignature) -> str:
     """The cause, then the command an operator runs on an alert to get the checklist."""
     text = sig.cause or sig.summary or sig.title
     return f"{' '.join(text.split())} Checklist: logkb explain {sig.id}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog import Signature
+from .catalog import ProblemSignature
 from .catalog.load import build
 
 ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})  # layers every engine runs on
@@ -61,7 +61,7 @@ class Finding:
     """A signature and the incidents it was found in; its line, phase and facts are those of
     its first incident."""
 
-    signature: Signature
+    signature: ProblemSignature
     incidents: list[Incident]
     occurrences: int
     lines: list[int]
@@ -162,7 +162,7 @@ class Run:
         return sum(len(f.incidents) for f in self.findings)
 
 
-def group(incidents: Iterable[tuple[Signature, Incident]], keep: Callable[[Signature], bool]) -> list[Finding]:
+def group(incidents: Iterable[tuple[ProblemSignature, Incident]], keep: Callable[[ProblemSignature], bool]) -> list[Finding]:
     """Findings from (signature, incident) pairs in line order, one per signature kept."""
     by_id: dict[str, Finding] = {}
     for sig, incident in sorted(incidents, key=lambda pair: pair[1].line):
@@ -181,7 +181,7 @@ def group(incidents: Iterable[tuple[Signature, Incident]], keep: Callable[[Signa
     return sorted(by_id.values(), key=lambda f: f.line)
 
 
-def _uncatalogued() -> Signature:
+def _uncatalogued() -> ProblemSignature:
     """The pseudo-signature of an error that no catalog signature explains: reported so that
     an operator sees what a wrapper points at, never with memory fixes."""
     doc: dict[str, Any] = {
@@ -207,7 +207,9 @@ def _uncatalogued() -> Signature:
         "engines": [{"name": "any"}],
         "match": {"patterns": []},
     }
-    return build(doc, Path("uncatalogued"), anchors=[], reviewed=True)
+    sig = build(doc, Path("uncatalogued"), anchors=[], reviewed=True)
+    assert isinstance(sig, ProblemSignature)
+    return sig
 
 
 UNCATALOGUED = _uncatalogued()

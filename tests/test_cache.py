@@ -13,7 +13,7 @@ import pytest
 
 from matcher import cache
 from matcher.catalog import cache as catalog_cache
-from matcher.catalog import Catalog, CatalogError, Signature, load_catalog
+from matcher.catalog import Catalog, CatalogError, ProblemSignature, Signature, SymptomClass, load_catalog
 from matcher.scan import Scanner
 
 OVERLAY_ID = "test.overlay.thing"  # the id the overlay fixture (conftest.py) writes
@@ -65,9 +65,15 @@ def _typed(sig: Signature) -> tuple[object, ...]:
     """What a consumer reads of a signature, in comparable form."""
     patterns = [(p.source, p.anchors, p.ignore_case, p.versions and p.versions.text, p.phase, p.severity, p.engine,
                  p.form) for p in sig.patterns]
-    return (sig.path, sig.title, sig.summary, sig.cause, sig.verify, sig.tags, patterns, sig.checks, sig.fixes,
-            sig.values, sig.references, sig.related, sig.fuzzy, [r.source for r in sig.exclude + sig.frames],
-            list(sig.expressions), {name: spec and spec.text for name, spec in sig.engines.items()})
+    common = (type(sig), sig.path, sig.title, sig.summary, sig.tags, patterns, sig.references, sig.related,
+              [r.source for r in sig.exclude], list(sig.expressions),
+              {name: spec and spec.text for name, spec in sig.engines.items()})
+    if isinstance(sig, ProblemSignature):
+        return (*common, sig.cause, sig.verify, sig.checks, sig.fixes, sig.values, sig.fuzzy, sig.wrapper,
+                [r.source for r in sig.frames])
+    if isinstance(sig, SymptomClass):
+        return (*common, sig.symptom)
+    return (*common, getattr(sig, "enters_phase", None), getattr(sig, "names_engine", None))
 
 
 def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path: Path, overlay) -> None:

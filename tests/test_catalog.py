@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from matcher.catalog import CatalogError, load_catalog
+from matcher.catalog import (CatalogError, FactEntry, FactExtractor, FrameMap, PhaseMarker, ProblemSignature,
+                             SymptomClass, load_catalog)
 
 GOOD = """\
 schema_version: 1
@@ -41,6 +42,46 @@ def test_builtin_catalog_loads(catalog):
     assert catalog.version
     assert "vllm.startup.free-memory-below-utilization" in catalog.signatures
     assert all(p.anchors for s in catalog.signatures.values() for p in s.patterns)
+
+
+def test_each_kind_of_entry_is_its_own_class(catalog):
+    classes = {"problem": ProblemSignature, "symptom": SymptomClass, "extractor": FactExtractor,
+               "phase-marker": PhaseMarker, "frame-map": FrameMap}
+    for sig in catalog.signatures.values():
+        assert type(sig) is classes[sig.document["kind"]], sig.id
+        assert sig.kind == sig.document["kind"]
+    assert {type(s) for s in catalog.facts} == {FactExtractor, PhaseMarker, FrameMap}
+    assert all(isinstance(s, FactEntry) for s in catalog.facts)
+    assert not any(isinstance(s, FactEntry) for s in catalog.problems + catalog.symptoms)
+
+
+FACT = """\
+schema_version: 2
+id: test.info.thing
+title: A sample value for tests
+kind: extractor
+status: experimental
+engines: [{name: vllm}]
+match:
+  patterns:
+    - regex: 'Sample value (?P<gpu_count>\\d+) here'
+"""
+
+
+@pytest.mark.parametrize("extra", [
+    "fixes: [{id: x, title: t, change: c, tradeoff: t}]\n", "cause: c\n", "phase: serving\n", "wrapper: true\n",
+    "symptom: {prefixes: [x]}\n",
+])
+def test_a_key_that_only_another_kind_reads_is_refused(tmp_path, extra):
+    write(tmp_path / "overlay", FACT + extra)
+    key = extra.split(":")[0]
+    with pytest.raises(CatalogError, match=rf"sample.yaml: {key}: an extractor entry has no such key"):
+        load_catalog([tmp_path / "overlay"])
+
+
+def test_an_extractor_without_keys_of_other_kinds_loads(tmp_path):
+    write(tmp_path / "overlay", FACT)
+    assert type(load_catalog([tmp_path / "overlay"]).signatures["test.info.thing"]) is FactExtractor
 
 
 def test_overlay_adds_a_signature(tmp_path):

@@ -15,6 +15,7 @@ import re2
 import yaml
 from click.testing import CliRunner
 
+from matcher.catalog import FactEntry
 from matcher.cli import main
 from matcher.export import SERVING_ENGINES, logsource, rule_id, to_lucene
 
@@ -227,7 +228,7 @@ def test_lucene_form_spells_out_what_lucene_lacks():
 def test_patterns_export_selects_with_grep_what_logkb_selects(catalog, lines, tmp_path):
     everything = run("export", "-f", "patterns", "--facts").rstrip("\n").split("\n")
     problems_only = run("export", "-f", "patterns").rstrip("\n").split("\n")
-    originals = [(sig.is_fact, p) for sig in catalog.signatures.values() for p in sig.patterns]
+    originals = [(isinstance(sig, FactEntry), p) for sig in catalog.signatures.values() for p in sig.patterns]
     assert len(everything) == len(originals)
     assert problems_only == [ere for ere, (is_fact, _) in zip(everything, originals) if not is_fact]
     text = tmp_path / "corpus.txt"

@@ -22,8 +22,11 @@ def validate(*args: object):
 def test_every_name_the_built_in_catalog_captures_or_computes_is_declared_with_its_suffix_unit() -> None:
     vocabulary = builtin_vocabulary()
     names = set(DERIVED_FACTS)
-    for sig in load_catalog().signatures.values():
-        names |= sig.fact_names | {v.name for v in sig.values} | {v.name for f in sig.fixes for v in f.values}
+    catalog = load_catalog()
+    for sig in catalog.signatures.values():
+        names |= sig.fact_names
+    for problem in catalog.problems:
+        names |= {v.name for v in problem.values} | {v.name for f in problem.fixes for v in f.values}
     assert names - set(vocabulary.facts) == set()
     for name, fact in vocabulary.facts.items():
         assert suffix_unit(name) in (None, fact.unit), name

@@ -1,6 +1,7 @@
 """The catalog: YAML signature files (``kb/``) as typed, validated objects.
 
-- :mod:`.model`: the objects every consumer reads (Signature, Check, Fix, Value, ...);
+- :mod:`.model`: the objects every consumer reads: one class per kind of entry (ProblemSignature,
+  SymptomClass, FactExtractor, PhaseMarker, FrameMap, all Signatures) and their parts (Check, Fix, ...);
 - :mod:`.files`: where the files are and how one is read (bounded, safe YAML);
 - :mod:`.load`: files to validated objects, a pure function of the files;
 - :mod:`.cache`: the validated catalog on disk, used by :func:`load_catalog`.
@@ -18,18 +19,25 @@ from .model import (
     Catalog,
     Check,
     CompiledRegex,
+    FactEntry,
+    FactExtractor,
     Fix,
+    FrameMap,
     LazyRegex,
     OwnRule,
     Pattern,
+    PhaseMarker,
+    ProblemSignature,
     Reference,
     Signature,
+    SymptomClass,
     Value,
     todo_keys,
 )
 
 __all__ = [
-    "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "Fix", "LazyRegex", "OwnRule", "Pattern",
-    "Reference", "Signature", "Value", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
+    "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "FactEntry", "FactExtractor", "Fix",
+    "FrameMap", "LazyRegex", "OwnRule", "Pattern", "PhaseMarker", "ProblemSignature", "Reference", "Signature",
+    "SymptomClass", "Value", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
     "read_yaml", "signature_files", "source_checkout", "todo_keys",
 ]

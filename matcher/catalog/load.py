@@ -30,14 +30,19 @@ from .model import (
     Catalog,
     Check,
     Expressions,
+    FactExtractor,
     Fix,
+    FrameMap,
     FuzzyTemplate,
     LazyRegex,
     OwnRule,
     Pattern,
+    PhaseMarker,
+    ProblemSignature,
     Reference,
     Related,
     Signature,
+    SymptomClass,
     SymptomSpec,
     Value,
     check_reference,
@@ -99,8 +104,10 @@ def with_current_ids(sig: Signature, renamed: dict[str, str]) -> Signature:
     """An overlay's signature with the current id of any renamed one it names: its own id (an
     overlay that replaces a signature by its old id replaces the renamed one) and its
     ``explains`` targets. The document changes with it, so the cache rebuilds the same."""
-    explains = tuple(renamed.get(target, target) for target in sig.explains)
     sig_id = renamed.get(sig.id, sig.id)
+    if not isinstance(sig, ProblemSignature):
+        return sig if sig_id == sig.id else dataclasses.replace(sig, id=sig_id, document={**sig.document, "id": sig_id})
+    explains = tuple(renamed.get(target, target) for target in sig.explains)
     if sig_id == sig.id and explains == sig.explains:
         return sig
     document = {**sig.document, "id": sig_id, **({"explains": list(explains)} if sig.explains else {})}
@@ -142,7 +149,11 @@ def _validate(doc: Any, validator: Any, path: Path) -> None:
     errors = sorted(validator.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         error = errors[0]
-        raise CatalogError(f"{path}: {_key_path(error.absolute_path)}: {_short(error.message)}")
+        message = error.message
+        if error.validator == "not" and error.validator_value == {}:  # the schema's per-kind keys
+            kind = str(doc.get("kind"))
+            message = f"{'an' if kind[:1] in tuple('aeiou') else 'a'} {kind} entry has no such key (only the kind that reads it may say it)"
+        raise CatalogError(f"{path}: {_key_path(error.absolute_path)}: {_short(message)}")
 
 
 def _key_path(parts: Iterable[Any]) -> str:
@@ -277,36 +288,43 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
                 LazyRegex(rule["innermost_frame"], reviewed) if "innermost_frame" in rule else None,
                 f"match.owns[{i}].requires" if "requires" in rule else None)
         for i, rule in enumerate(match.get("owns", [])))
-    symptom = None
-    if doc["kind"] == "symptom":
-        spec = doc["symptom"]
-        symptom = SymptomSpec(doc["id"].removeprefix("symptom."), tuple(spec.get("prefixes", [])),
-                              frozenset(spec.get("exception_types", [])))
-    falsepositives = doc.get("falsepositives")
-    return Signature(
-        id=doc["id"], kind=doc["kind"], path=path, title=doc["title"], status=doc["status"],
+    common: dict[str, Any] = dict(
+        id=doc["id"], path=path, title=doc["title"], status=doc["status"],
         engines={e["name"]: _range(e.get("versions")) for e in doc["engines"]},
         patterns=patterns, expressions=expressions, document=doc,
-        severity=doc.get("severity", "info"), phase=doc.get("phase"), enters_phase=doc.get("enters_phase"),
-        names_engine=bool(doc.get("names_engine", False)),
-        wrapper=bool(doc.get("wrapper")),
-        summary=doc.get("summary"), cause=doc.get("cause"), verify=doc.get("verify"),
-        date=doc.get("date"), modified=doc.get("modified"),
-        tags=tuple(doc.get("tags", ())), explains=tuple(doc.get("explains", ())),
+        severity=doc.get("severity", "info"), summary=doc.get("summary"),
+        date=doc.get("date"), modified=doc.get("modified"), tags=tuple(doc.get("tags", ())),
         related=tuple(Related(r["id"], r["type"]) for r in doc.get("related", ())),
         references=tuple(Reference(r["url"], r.get("title")) for r in doc.get("references", ())),
         examples=tuple(doc.get("examples", ())),
-        falsepositives=None if falsepositives is None else tuple(falsepositives),
-        values=_values(doc.get("values", {})),
-        checks=tuple(_check(item) for item in doc.get("checks", ())),
-        fixes=tuple(_fix(item) for item in doc.get("fixes", ())),
-        fuzzy=tuple(FuzzyTemplate(f["template"], float(f.get("threshold", 88))) for f in match.get("fuzzy", ())),
-        exclude=tuple(LazyRegex(s, reviewed) for s in match.get("exclude", ())),
-        frames=tuple(LazyRegex(s, reviewed) for s in context.get("frames", ())),
-        context_phases=frozenset(context.get("phases", ())),
-        context_requires=expressions["match.context.requires"] if "match.context.requires" in expressions else None,
-        reviewed=reviewed, owns=owns, symptom=symptom,
+        exclude=tuple(LazyRegex(s, reviewed) for s in match.get("exclude", ())), reviewed=reviewed,
     )
+    kind = doc["kind"]
+    if kind == "problem":
+        falsepositives = doc.get("falsepositives")
+        return ProblemSignature(
+            **common, cause=doc["cause"], verify=doc["verify"], phase=doc.get("phase"),
+            wrapper=bool(doc.get("wrapper")), explains=tuple(doc.get("explains", ())),
+            falsepositives=None if falsepositives is None else tuple(falsepositives),
+            values=_values(doc.get("values", {})),
+            checks=tuple(_check(item) for item in doc.get("checks", ())),
+            fixes=tuple(_fix(item) for item in doc.get("fixes", ())),
+            fuzzy=tuple(FuzzyTemplate(f["template"], float(f.get("threshold", 88))) for f in match.get("fuzzy", ())),
+            frames=tuple(LazyRegex(s, reviewed) for s in context.get("frames", ())),
+            context_phases=frozenset(context.get("phases", ())),
+            context_requires=expressions["match.context.requires"] if "match.context.requires" in expressions else None,
+            owns=owns,
+        )
+    if kind == "symptom":
+        spec = doc["symptom"]
+        return SymptomClass(**common, symptom=SymptomSpec(
+            doc["id"].removeprefix("symptom."), tuple(spec.get("prefixes", [])),
+            frozenset(spec.get("exception_types", []))))
+    if kind == "extractor":
+        return FactExtractor(**common, names_engine=bool(doc.get("names_engine", False)))
+    if kind == "phase-marker":
+        return PhaseMarker(**common, enters_phase=doc["enters_phase"])
+    return FrameMap(**common, enters_phase=doc["enters_phase"])
 
 
 def _range(value: str | None) -> VersionRange | None:
@@ -337,15 +355,17 @@ def _fix(item: dict[str, Any]) -> Fix:
 def cross_reference_errors(catalog: Catalog) -> Iterator[tuple[Signature, str]]:
     """Each signature's dangling ``explains`` and each expression naming an unknown fact."""
     known = catalog.known_facts
-    symptoms = {s.symptom.name for s in catalog.symptoms if s.symptom is not None}
+    symptoms = {s.symptom.name for s in catalog.symptoms}
     for sig in catalog.signatures.values():
-        for target in sig.explains:
-            if target not in catalog.signatures:
-                yield sig, f"{sig.path}: explains: {target!r} is not a signature id in the catalog"
-        for i, rule in enumerate(sig.owns):
-            for name in sorted(rule.symptoms - symptoms):
-                yield sig, f"{sig.path}: match.owns[{i}].symptoms: {name!r} is not a symptom class in the catalog"
-        local = {value.name for value in sig.values}
+        local: set[str] = set()
+        if isinstance(sig, ProblemSignature):
+            for target in sig.explains:
+                if target not in catalog.signatures:
+                    yield sig, f"{sig.path}: explains: {target!r} is not a signature id in the catalog"
+            for i, rule in enumerate(sig.owns):
+                for name in sorted(rule.symptoms - symptoms):
+                    yield sig, f"{sig.path}: match.owns[{i}].symptoms: {name!r} is not a symptom class in the catalog"
+            local = {value.name for value in sig.values}
         for key, parsed in sig.expressions.items():
             allowed = known | local | _fix_locals(sig, key)
             unknown = sorted(parsed.names - allowed)
@@ -358,7 +378,7 @@ def cross_reference_errors(catalog: Catalog) -> Iterator[tuple[Signature, str]]:
 
 def _fix_locals(sig: Signature, key: str) -> set[str]:
     """Inside fixes[i], the fix's own values are names too."""
-    if not key.startswith("fixes["):
+    if not key.startswith("fixes[") or not isinstance(sig, ProblemSignature):
         return set()
     index = int(key[len("fixes[") : key.index("]")])
     return {value.name for value in sig.fixes[index].values}

@@ -13,16 +13,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import expr
 from ..versions import VersionRange
 
 # A compiled ``re`` or ``regex`` pattern: both have the search/groupdict/groupindex interface.
 CompiledRegex = Any
-
-# The kinds of entry that read facts and phases rather than diagnose (schema version 2).
-FACT_KINDS = frozenset({"extractor", "phase-marker", "frame-map"})
 
 # Facts the scanner adds itself (see scan.py), usable in any expression.
 DERIVED_FACTS = frozenset({"engine", "engine_version", "phase_reached", "pipeline_stages"})
@@ -256,12 +253,15 @@ class Expressions(Mapping[str, expr.Expression]):
         return len(self._sources)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class Signature:
-    """One catalog entry, validated, with its regexes and expressions ready to compile."""
+    """What every catalog entry has, validated, with its regexes and expressions ready to
+    compile. Each kind of entry is its own class below; a consumer that needs one kind's
+    fields asks for that class (``isinstance``), never for ``kind``'s text."""
+
+    KIND: ClassVar[str]
 
     id: str
-    kind: str  # problem | symptom | extractor | phase-marker | frame-map
     path: Path
     title: str
     status: str
@@ -270,49 +270,23 @@ class Signature:
     expressions: Mapping[str, expr.Expression]
     document: Mapping[str, Any]  # the validated YAML: for the cache and the catalog's own checks only
     severity: str = "info"
-    phase: str | None = None
-    enters_phase: str | None = None
-    names_engine: bool = False  # an extractor whose match names the log's engine (its own)
-    wrapper: bool = False
     summary: str | None = None
-    cause: str | None = None
-    verify: str | None = None
     date: str | None = None
     modified: str | None = None
     tags: tuple[str, ...] = ()
-    explains: tuple[str, ...] = ()
     related: tuple[Related, ...] = ()
     references: tuple[Reference, ...] = ()
     examples: tuple[str, ...] = ()
-    falsepositives: tuple[str, ...] | None = None
-    values: tuple[Value, ...] = ()
-    checks: tuple[Check, ...] = ()
-    fixes: tuple[Fix, ...] = ()
-    fuzzy: tuple[FuzzyTemplate, ...] = ()
     exclude: tuple[LazyRegex, ...] = ()
-    frames: tuple[LazyRegex, ...] = ()
-    context_phases: frozenset[str] = frozenset()
-    context_requires: expr.Expression | None = None
     reviewed: bool = False  # shipped in the built-in catalog (not an overlay): see compile_regex
-    owns: tuple[OwnRule, ...] = ()
-    symptom: SymptomSpec | None = None
 
     def __repr__(self) -> str:
-        return f"Signature({self.id!r}, {str(self.path)!r})"
+        return f"{type(self).__name__}({self.id!r}, {str(self.path)!r})"
 
     @property
-    def is_fact(self) -> bool:
-        """An extractor, phase marker or frame map: it reads facts and phases, never diagnoses."""
-        return self.kind in FACT_KINDS
-
-    @property
-    def frame_scoped(self) -> bool:
-        """A frame map: matches traceback frame lines (and the code line under a frame)."""
-        return self.kind == "frame-map"
-
-    @property
-    def has_context(self) -> bool:
-        return bool(self.frames or self.context_phases or self.context_requires)
+    def kind(self) -> str:
+        """The entry's ``kind:`` as the file says it."""
+        return self.KIND
 
     @cached_property
     def fact_names(self) -> frozenset[str]:
@@ -345,11 +319,89 @@ class Signature:
         for i, pattern in enumerate(self.patterns):
             if pattern.source == source:
                 return f"match.patterns[{i}].regex"
-        for name, regexes in (("match.exclude", self.exclude), ("match.context.frames", self.frames)):
-            for i, regex in enumerate(regexes):
+        regexes = {"match.exclude": self.exclude}
+        if isinstance(self, ProblemSignature):
+            regexes["match.context.frames"] = self.frames
+        for name, listed in regexes.items():
+            for i, regex in enumerate(listed):
                 if regex.source == source:
                     return f"{name}[{i}]"
         return "match"
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class ProblemSignature(Signature):
+    """``kind: problem``: a failure to diagnose, with its cause, checks and ordered fixes."""
+
+    KIND: ClassVar[str] = "problem"
+
+    cause: str
+    verify: str
+    phase: str | None = None
+    wrapper: bool = False
+    explains: tuple[str, ...] = ()
+    falsepositives: tuple[str, ...] | None = None
+    values: tuple[Value, ...] = ()
+    checks: tuple[Check, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    fuzzy: tuple[FuzzyTemplate, ...] = ()
+    frames: tuple[LazyRegex, ...] = ()
+    context_phases: frozenset[str] = frozenset()
+    context_requires: expr.Expression | None = None
+    owns: tuple[OwnRule, ...] = ()
+
+    @property
+    def has_context(self) -> bool:
+        return bool(self.frames or self.context_phases or self.context_requires)
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class SymptomClass(Signature):
+    """``kind: symptom``: the wordings of one class of symptom that owner rules read."""
+
+    KIND: ClassVar[str] = "symptom"
+
+    symptom: SymptomSpec
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class FactEntry(Signature):
+    """An entry that reads facts and phases and never diagnoses (the three kinds below)."""
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class FactExtractor(FactEntry):
+    """``kind: extractor``: reads values (facts) from a line."""
+
+    KIND: ClassVar[str] = "extractor"
+
+    names_engine: bool = False  # a match names the log's engine (its own)
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class PhaseMarker(FactEntry):
+    """``kind: phase-marker``: a line after which the run is in ``enters_phase``."""
+
+    KIND: ClassVar[str] = "phase-marker"
+
+    enters_phase: str
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class FrameMap(FactEntry):
+    """``kind: frame-map``: traceback frame lines (and the code line under a frame) that name
+    the phase, ``enters_phase``, of the error the traceback ends in."""
+
+    KIND: ClassVar[str] = "frame-map"
+
+    enters_phase: str
+
+
+# The class of each ``kind:``.
+ENTRY_CLASSES: dict[str, type[Signature]] = {
+    cls.KIND: cls for cls in (ProblemSignature, SymptomClass, FactExtractor, PhaseMarker, FrameMap)}
+# The kinds that read facts and phases rather than diagnose.
+FACT_KINDS = frozenset(kind for kind, cls in ENTRY_CLASSES.items() if issubclass(cls, FactEntry))
 
 
 _TODO = re.compile(r"\bTODO\b")
@@ -393,16 +445,16 @@ class Catalog:
         return self.signatures.get(self.current_id(sig_id))
 
     @property
-    def problems(self) -> list[Signature]:
-        return [s for s in self.signatures.values() if s.kind == "problem"]
+    def problems(self) -> list[ProblemSignature]:
+        return [s for s in self.signatures.values() if isinstance(s, ProblemSignature)]
 
     @property
-    def symptoms(self) -> list[Signature]:
-        return [s for s in self.signatures.values() if s.kind == "symptom"]
+    def symptoms(self) -> list[SymptomClass]:
+        return [s for s in self.signatures.values() if isinstance(s, SymptomClass)]
 
     @property
-    def facts(self) -> list[Signature]:
-        return [s for s in self.signatures.values() if s.is_fact]
+    def facts(self) -> list[FactEntry]:
+        return [s for s in self.signatures.values() if isinstance(s, FactEntry)]
 
     @cached_property
     def known_facts(self) -> frozenset[str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .errors import CatalogError
 from .files import data_dir, located, read_yaml
-from .model import Signature
+from .model import ProblemSignature, Signature
 
 FILE_NAME = "facts.yaml"
 
@@ -147,8 +147,10 @@ def undeclared(sig: Signature, vocabulary: Vocabulary) -> Iterator[str]:
             elif not name.endswith(CONVERTED_UNITS[fact.unit]):
                 yield (f"{located(sig.path, _capture(name))}: match.patterns[{i}].regex: capture '{name}' is in {fact.unit}, "
                        f"so its name must end in {CONVERTED_UNITS[fact.unit]}")
-    values = [("values", value.name) for value in sig.values]
-    values += [(f"fixes[{i}].values", value.name) for i, fix in enumerate(sig.fixes) for value in fix.values]
+    values: list[tuple[str, str]] = []
+    if isinstance(sig, ProblemSignature):
+        values += [("values", value.name) for value in sig.values]
+        values += [(f"fixes[{i}].values", value.name) for i, fix in enumerate(sig.fixes) for value in fix.values]
     for key, name in values:
         if name not in vocabulary and name not in seen:
             seen.add(name)

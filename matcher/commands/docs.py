@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..catalog import Catalog, Signature, source_checkout
+from ..catalog import Catalog, ProblemSignature, source_checkout
 from .common import catalog_option, fail, load
 from .explain import render_markdown
 
@@ -31,7 +31,7 @@ _KINDS = (("problem", "problem signatures"), ("symptom", "symptom classes"), ("e
           ("phase-marker", "phase markers"), ("frame-map", "traceback-frame maps"))
 
 
-def _index(problems: list[Signature], catalog: Catalog) -> str:
+def _index(problems: list[ProblemSignature], catalog: Catalog) -> str:
     counts = [f"{sum(s.kind == kind for s in catalog.signatures.values())} {label}" for kind, label in _KINDS]
     lines = [
         "# Signatures",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..catalog import Catalog, Check, Fix, Signature
+from ..catalog import Catalog, Check, Fix, FrameMap, PhaseMarker, ProblemSignature, Signature
 from ..output import echo
 from ..redact import redact
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option, load
@@ -46,14 +46,16 @@ class Section:
 
 
 def page(sig: Signature, catalog: Catalog) -> list[Section]:
-    """The sections of a signature's page, in their fixed order."""
+    """The sections of a signature's page, in their fixed order (a fact entry's cause, checks,
+    fixes and verification are empty)."""
+    problem = sig if isinstance(sig, ProblemSignature) else None
     return [
         Section("What it means", sig.summary or sig.title),
         Section("Phase", _phase(sig)),
-        Section("Why it happens", sig.cause or ""),
-        Section("Checks", items=[_check(c) for c in sig.checks], numbered=True),
-        Section("Fixes, in order", items=[_fix(f) for f in sig.fixes], numbered=True),
-        Section("How to verify", sig.verify or ""),
+        Section("Why it happens", problem.cause if problem else ""),
+        Section("Checks", items=[_check(c) for c in problem.checks] if problem else [], numbered=True),
+        Section("Fixes, in order", items=[_fix(f) for f in problem.fixes] if problem else [], numbered=True),
+        Section("How to verify", problem.verify if problem else ""),
         Section("References", items=[Item(r.url if r.title is None else r.title, [] if r.title is None else [("", r.url)])
                                      for r in sig.references]),
         Section("Versions and engines", items=list(_versions(sig))),
@@ -63,11 +65,11 @@ def page(sig: Signature, catalog: Catalog) -> list[Section]:
 
 
 def _phase(sig: Signature) -> str:
-    if sig.phase:
-        return f"{sig.phase} (always reported in this phase)"
-    if sig.enters_phase:
+    if isinstance(sig, (PhaseMarker, FrameMap)):
         return f"the run is in {sig.enters_phase} after this line"
-    phases = sorted(sig.context_phases)
+    if isinstance(sig, ProblemSignature) and sig.phase:
+        return f"{sig.phase} (always reported in this phase)"
+    phases = sorted(sig.context_phases) if isinstance(sig, ProblemSignature) else []
     only = f"; counted only during {', '.join(phases)}" if phases else ""
     return f"the phase in force where it appears (traceback frames, else the last phase marker){only}"
 
@@ -112,7 +114,7 @@ def _versions(sig: Signature) -> Iterator[Item]:
 
 
 def _status(sig: Signature) -> str:
-    kind = f"problem, severity {sig.severity}" if sig.kind == "problem" else f"{sig.kind} entry"
+    kind = f"problem, severity {sig.severity}" if isinstance(sig, ProblemSignature) else f"{sig.kind} entry"
     parts = [f"{sig.status} ({kind})"]
     if sig.date is not None:
         parts.append(f"added {sig.date}")
@@ -130,9 +132,9 @@ def _related(sig: Signature, catalog: Catalog) -> Iterator[Item]:
 
     for link in sig.related:
         yield Item(link.id, [(link.type, title(link.id))])
-    for target in sig.explains:
+    for target in sig.explains if isinstance(sig, ProblemSignature) else ():
         yield Item(target, [("explains", title(target))])
-    for other in sorted(catalog.signatures.values(), key=lambda s: s.id):
+    for other in sorted(catalog.problems, key=lambda s: s.id):
         if sig.id in other.explains:
             yield Item(other.id, [("explained by", other.title)])
 
@@ -194,20 +196,20 @@ def _md_line(label: str, text: str) -> str:
     return text if label in ("", "$") else f"*{label}:* {text}"
 
 
-def search(catalog: Catalog, text: str, limit: int = SEARCH_LIMIT) -> list[tuple[Signature, float, str]]:
+def search(catalog: Catalog, text: str, limit: int = SEARCH_LIMIT) -> list[tuple[ProblemSignature, float, str]]:
     """The problem signatures whose texts are closest to ``text``: (signature, score, what
     matched). Fact entries are left out: a message someone searches for is a failure."""
     from rapidfuzz import process, utils
 
     choices: list[str] = []
-    owners: list[tuple[Signature, str]] = []
+    owners: list[tuple[ProblemSignature, str]] = []
     for sig in catalog.problems:
         for what, candidate in _searchable(sig):
             choices.append(candidate)
             owners.append((sig, what))
     scored = process.extract(text, choices, scorer=_similarity, processor=utils.default_process,
                              limit=None, score_cutoff=SEARCH_CUTOFF)
-    best: dict[str, tuple[Signature, float, str]] = {}
+    best: dict[str, tuple[ProblemSignature, float, str]] = {}
     for _, score, index in scored:
         sig, what = owners[index]
         if sig.id not in best or score > best[sig.id][1]:
@@ -222,7 +224,7 @@ def _similarity(query: str, choice: str, *, score_cutoff: float | None = None, *
     return scorer(query, choice, score_cutoff=score_cutoff)
 
 
-def _searchable(sig: Signature) -> Iterator[tuple[str, str]]:
+def _searchable(sig: ProblemSignature) -> Iterator[tuple[str, str]]:
     yield "title", sig.title
     if sig.summary:
         yield "summary", sig.summary

@@ -37,6 +37,7 @@ import click
 from ..catalog import (
     Catalog,
     CatalogError,
+    ProblemSignature,
     Signature,
     cross_reference_errors,
     data_dir,
@@ -158,7 +159,7 @@ def validate(targets: Targets, overlays: list[Path], corpora: list[Path]) -> Ite
     scanner = Scanner(catalog)
     corpus = _Corpus(corpora, catalog.renamed)
     for sig in mine.values():
-        if sig.id not in broken and sig.kind == "problem" and sig.status != "deprecated":
+        if sig.id not in broken and isinstance(sig, ProblemSignature) and sig.status != "deprecated":
             yield from _examples(scanner, sig, targets.root_of(sig.path), corpus)
 
 
@@ -238,7 +239,7 @@ def _regexes(sig: Signature) -> Iterator[tuple[str, str]]:
         yield f"match.patterns[{i}].regex", ("(?i)" if pattern.ignore_case else "") + pattern.source
     for i, regex in enumerate(sig.exclude):
         yield f"match.exclude[{i}]", regex.source
-    for i, regex in enumerate(sig.frames):
+    for i, regex in enumerate(sig.frames if isinstance(sig, ProblemSignature) else ()):
         yield f"match.context.frames[{i}]", regex.source
 
 
@@ -246,7 +247,7 @@ def _content(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str
     for sig in mine.values():
         for key in sig.todo_keys():
             yield sig.id, _line(sig.path, key, "still a TODO placeholder: write it in your own words")
-        if sig.kind == "problem":
+        if isinstance(sig, ProblemSignature):
             for key, entries in (("fixes", sig.fixes), ("references", sig.references)):
                 if not entries:
                     yield sig.id, _line(sig.path, key, f"a problem signature needs at least one entry in {key}")
@@ -254,7 +255,7 @@ def _content(catalog: Catalog, mine: dict[str, Signature]) -> Iterator[tuple[str
                 yield sig.id, _line(sig.path, key, "needs a number from the log: add a wording without {placeholders}")
 
 
-def _needs_numbers(sig: Signature) -> Iterator[str]:
+def _needs_numbers(sig: ProblemSignature) -> Iterator[str]:
     """Keys of texts a report would have to leave unfilled on a log without the numbers."""
     for i, fix in enumerate(sig.fixes):
         if fill_placeholders(fix.change_templates[-1]):

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..catalog import Signature
+from ..catalog import ProblemSignature
 from ..diagnose import diagnose
 from ..findings import Incident, Run
 from ..normalize import normalize
@@ -64,7 +64,7 @@ class Session:
         self.idle = idle
         self.color = color
         self.failure: str | None = None
-        self._pending: list[tuple[Signature, Incident]] = []
+        self._pending: list[tuple[ProblemSignature, Incident]] = []
         self._pending_since = 0.0
         self._announced: set[tuple[str, int]] = set()
         self._line = 0
@@ -84,7 +84,7 @@ class Session:
             self._guard(self.state.finish)
         return None if self.failure is not None else self._guard(lambda: build_report(self.run, error=input_error))
 
-    def _found(self, sig: Signature, incident: Incident) -> None:
+    def _found(self, sig: ProblemSignature, incident: Incident) -> None:
         if not self._pending:
             self._pending_since = time.monotonic()
         self._pending.append((sig, incident))
@@ -100,7 +100,7 @@ class Session:
         elif event_ended(chunk, last):
             self._announce(self.state.open_incidents())
 
-    def _announce(self, provisional: list[tuple[Signature, Incident]]) -> None:
+    def _announce(self, provisional: list[tuple[ProblemSignature, Incident]]) -> None:
         shown = [(sig, incident) for sig, incident in [*self._pending, *provisional]
                  if (sig.id, incident.line) not in self._announced]
         self._pending.clear()

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..catalog import Fix, Signature
+from ..catalog import Fix, ProblemSignature
 from ..checklist import generic_change
 from ..scan import Finding
 from . import FileReport
@@ -29,7 +29,7 @@ STDIN = "<stdin>"
 
 
 def render(reports: list[FileReport], catalog_version: str) -> str:
-    signatures: dict[str, Signature] = {}
+    signatures: dict[str, ProblemSignature] = {}
     for report in reports:
         for finding in report.diagnosis.findings:
             signatures.setdefault(finding.id, finding.signature)
@@ -56,7 +56,7 @@ def artifact_uri(path: str) -> str:
     return quote(pure.as_posix())
 
 
-def _rule(sig: Signature) -> dict[str, Any]:
+def _rule(sig: ProblemSignature) -> dict[str, Any]:
     rule: dict[str, Any] = {
         "id": sig.id,
         "shortDescription": {"text": sig.title},
@@ -72,7 +72,7 @@ def _rule(sig: Signature) -> dict[str, Any]:
     return rule
 
 
-def _help(sig: Signature) -> str:
+def _help(sig: ProblemSignature) -> str:
     """The signature's guidance without any log's numbers: those go in each result."""
     parts = [sig.cause or ""]
     if sig.checks:
@@ -86,7 +86,7 @@ def _help(sig: Signature) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _help_markdown(sig: Signature) -> str:
+def _help_markdown(sig: ProblemSignature) -> str:
     parts = [f"**{sig.title}**", " ".join((sig.cause or "").split())]
     if sig.checks:
         parts.append("**Check**\n\n" + "\n".join(f"- {c.title} {' '.join(c.look.split())}" for c in sig.checks))

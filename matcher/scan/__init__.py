@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, BinaryIO
 
-from ..catalog import Catalog, Pattern, Signature
+from ..catalog import Catalog, FactEntry, FactExtractor, FrameMap, Pattern, PhaseMarker, ProblemSignature, Signature, SymptomClass
 from ..findings import MAX_PROCESSES, Finding, Incident, Run, group
 from ..normalize import parse_line
 from ..prefilter import (
@@ -65,7 +65,7 @@ def _provisional(phase: str | None, source: str) -> bool:
     return source in ("unknown", "followers") or (source == "marker" and phase == "device-check")
 
 
-def _vetoed(sig: Signature, shown: set[str]) -> bool:
+def _vetoed(sig: ProblemSignature, shown: set[str]) -> bool:
     """A kernel fault on a line that shows no out-of-memory is not diagnosed by a signature
     that does not own faults, whatever else of its wording matches there."""
     return NOT_A_LACK_OF_MEMORY in shown and "gpu-oom" not in shown and \
@@ -78,9 +78,9 @@ class Scanner:
         self.signatures: list[Signature] = list(catalog.signatures.values())
         self.index = AnchorIndex(self.signatures)
         self.anchors = self.index.anchors
-        self.frame_maps = [s for s in self.signatures if s.frame_scoped]
+        self.frame_maps = [s for s in self.signatures if isinstance(s, FrameMap)]
         self.symptoms = Symptoms(self.signatures)
-        self.generic = frozenset(target for s in self.signatures for target in s.explains)
+        self.generic = frozenset(target for s in catalog.problems for target in s.explains)
 
     @cached_property
     def prefilter(self) -> Prefilter:
@@ -132,7 +132,7 @@ class Scanner:
         """Scan an iterator of lines (library use); a line without a newline gets one."""
         return self.run(_LineStream(lines), name)
 
-    def stream(self, name: str, on_incident: Callable[[Signature, Incident], None] | None = None) -> RunScan:
+    def stream(self, name: str, on_incident: Callable[[ProblemSignature, Incident], None] | None = None) -> RunScan:
         """An incremental scan (pipe mode): feed chunks, then finish()."""
         return RunScan(self, name, on_incident)
 
@@ -165,7 +165,7 @@ class RunScan:
     """One input being scanned: the lines seen so far, the open event, the incidents."""
 
     def __init__(self, scanner: Scanner, name: str,
-                 on_incident: Callable[[Signature, Incident], None] | None = None) -> None:
+                 on_incident: Callable[[ProblemSignature, Incident], None] | None = None) -> None:
         from .. import budget
 
         budget.REGEX.restart()  # the overlay regexes' time budget is per input
@@ -180,7 +180,7 @@ class RunScan:
         self.resolver = Resolver(scanner.symptoms, scanner.generic, lambda: self.engines.engine, self._fuzzy,
                                  lambda: self.run.facts)
         self.event: Event | None = None
-        self.incidents: list[tuple[Signature, Incident]] = []
+        self.incidents: list[tuple[ProblemSignature, Incident]] = []
         self.found: set[str] = set()
         self.last_line = 0
         self._joined_until = 0  # lines up to here were read as part of a rejoined message
@@ -268,20 +268,20 @@ class RunScan:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
         for index, hit in hits:
-            if self.scanner.signatures[index].is_fact:
-                self._fact(self.scanner.signatures[index], hit.values, line_no, message.origin)
+            fact = self.scanner.signatures[index]
+            if isinstance(fact, FactEntry):
+                self._fact(fact, hit.values, line_no, message.origin)
         if closing:
             self._close()
         problem = wrapper_only = False
-        shown = {self.scanner.signatures[i].symptom.name for i, _ in hits  # type: ignore[union-attr]
-                 if self.scanner.signatures[i].kind == "symptom"}
+        shown = {sig.symptom.name for sig in (self.scanner.signatures[i] for i, _ in hits)
+                 if isinstance(sig, SymptomClass)}
         for index, hit in hits:
             sig = self.scanner.signatures[index]
-            if sig.is_fact:
-                continue
-            if sig.kind == "symptom":
+            if isinstance(sig, SymptomClass):
                 self._symptom(sig, hit, text, line_no, message.origin)
-            elif not _vetoed(sig, shown) and self._problem(sig, hit, text, line_no, message.origin, joined is not None):
+            elif isinstance(sig, ProblemSignature) and not _vetoed(sig, shown) \
+                    and self._problem(sig, hit, text, line_no, message.origin, joined is not None):
                 wrapper_only = sig.wrapper and (wrapper_only or not problem)
                 problem = True
         gated = kinds.gate and GATE.search(text) is not None
@@ -324,8 +324,8 @@ class RunScan:
         line alone does not show. Returns the text read, its hits and the number of
         continuation lines it took."""
         signatures = self.scanner.signatures
-        if any(signatures[i].kind == "problem" and signatures[i].id not in self.scanner.generic
-               and not signatures[i].has_context for i, _ in hits) \
+        if any(isinstance(sig, ProblemSignature) and sig.id not in self.scanner.generic and not sig.has_context
+               for sig in (signatures[i] for i, _ in hits)) \
                 or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or not GATE.search(text) \
                 or message_window(candidate)[1] < candidate.end:
             return None
@@ -353,7 +353,7 @@ class RunScan:
         engine = self.scanner.prefilter_for(None if self._large else SMALL_INPUT)
         anchored = frozenset().union(*(self.lines.anchored(t, engine)
                                        for t in {*longest, *(_PADDING.sub(" ", t) for t in longest)}))
-        if not any(signatures[i].kind == "problem" for i, _ in anchored):
+        if not any(isinstance(signatures[i], ProblemSignature) for i, _ in anchored):
             return None
         alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_only(piece, anchored)}
         for count in range(len(pieces), -1, -1):
@@ -361,7 +361,7 @@ class RunScan:
                 joined = text + glue + glue.join(pieces[:count])
                 for candidate in dict.fromkeys((joined, _PADDING.sub(" ", joined))):
                     found = self.lines.confirm_only(candidate, anchored)
-                    if any(signatures[i].kind == "problem" and i not in alone for i, _ in found):
+                    if any(isinstance(signatures[i], ProblemSignature) and i not in alone for i, _ in found):
                         return candidate, found, count
         return None
 
@@ -379,12 +379,12 @@ class RunScan:
         frames = [f for _, f in self.phases.recent_frames(line_no)]
         return Seen(line_no, text, phase, source, frames, origin, dict(self.run.facts))
 
-    def _fact(self, sig: Signature, values: dict, line_no: int, origin: str | None = None) -> None:
+    def _fact(self, sig: FactEntry, values: dict, line_no: int, origin: str | None = None) -> None:
         run = self.run
         engine = next(iter(sig.engines))
         if engine != "any":
             self.engines.note(engine)
-            if sig.names_engine and self.engines.named != engine:
+            if isinstance(sig, FactExtractor) and sig.names_engine and self.engines.named != engine:
                 # A host engine (TGI) running another (vLLM) inside it: the inner engine's
                 # banner named it and set its version, which is not the host's.
                 run.facts.pop("engine_version", None)
@@ -401,9 +401,9 @@ class RunScan:
             run.fact_origins[name] = origin
             if origin is not None and (origin in run.origin_facts or len(run.origin_facts) < MAX_PROCESSES):
                 run.origin_facts.setdefault(origin, {})[name] = value
-        phase = sig.enters_phase
-        if phase is None:
+        if not isinstance(sig, (PhaseMarker, FrameMap)):
             return
+        phase = sig.enters_phase
         event = self.event
         if event is not None and line_no <= event.last_line + FOLLOWERS_GAP:
             # Engines often name the step on the line after the error (llama.cpp prints the
@@ -417,13 +417,13 @@ class RunScan:
                     seen.phase, seen.phase_source = phase, "followers"
         self.phases.enter(phase, line_no)
 
-    def _symptom(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None) -> None:
+    def _symptom(self, sig: SymptomClass, hit: Hit, text: str, line_no: int, origin: str | None) -> None:
         from .symptoms import SymptomMatch
 
         if not self._wording_holds(sig, hit):
             return
         event = self._event(line_no)
-        event.keep(event.symptoms, (SymptomMatch(sig.symptom.name, hit.pattern.form),  # type: ignore[union-attr]
+        event.keep(event.symptoms, (SymptomMatch(sig.symptom.name, hit.pattern.form),
                                     self._seen(text, line_no, origin)))
 
     def _cut_last_line(self) -> None:
@@ -436,14 +436,14 @@ class RunScan:
         wanted = wanted | self.lines.cut_in_anchor(text)
         for index, pattern in sorted(wanted, key=lambda pair: self.scanner.index.order(pair[0])):
             sig = self.scanner.signatures[index]
-            if sig.kind != "problem" or _vetoed(sig, set()):
+            if not isinstance(sig, ProblemSignature) or _vetoed(sig, set()):
                 continue
             found = partial_match(sig.patterns[pattern], text)
             if found is not None and not any(search(ex, text, sig) for ex in sig.exclude):
                 self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
                 return
 
-    def _problem(self, sig: Signature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool,
+    def _problem(self, sig: ProblemSignature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool,
                  cut: bool = False) -> bool:
         """Record a confirmed hit in the open event unless its context fails; True when it counted."""
         frames = self.phases.recent_frames(line_no)
@@ -499,7 +499,7 @@ class RunScan:
         """A wording's own ``requires`` over the facts so far and its captures."""
         return sig.requirement_holds(hit.pattern.requires, {**self.run.facts, **hit.values})
 
-    def _context_holds(self, sig: Signature, values: dict, frames: list[tuple[int, str]]) -> bool:
+    def _context_holds(self, sig: ProblemSignature, values: dict, frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phases.phase in sig.context_phases:
             return True
         if sig.frames and any(search(p, text, sig) for p in sig.frames for _, text in frames):
@@ -510,7 +510,7 @@ class RunScan:
 
     # -- events and the end ---------------------------------------------------------------
 
-    def _fuzzy(self, lines: list[Seen], found: set[str]) -> list[tuple[Signature, Incident]]:
+    def _fuzzy(self, lines: list[Seen], found: set[str]) -> list[tuple[ProblemSignature, Incident]]:
         before = self.fuzzy.scored
         hits = self.fuzzy.score(lines, found)
         self.run.fuzzy_lines_scored += self.fuzzy.scored - before
@@ -528,7 +528,7 @@ class RunScan:
             if self.on_incident is not None and sig.id not in event.hits:
                 self.on_incident(sig, incident)
 
-    def open_incidents(self) -> list[tuple[Signature, Incident]]:
+    def open_incidents(self) -> list[tuple[ProblemSignature, Incident]]:
         """What the open event would resolve to now (pipe mode announces it after --idle)."""
         if self.event is None:
             return []
@@ -545,7 +545,7 @@ class RunScan:
         included (pipe mode names each announcement's role from it)."""
         return dataclasses.replace(self.run, findings=self._findings([*self.incidents, *self.open_incidents()]))
 
-    def _findings(self, incidents: list[tuple[Signature, Incident]]) -> list[Finding]:
+    def _findings(self, incidents: list[tuple[ProblemSignature, Incident]]) -> list[Finding]:
         engine = self.engines.engine
         # A signature may fire while the log has not yet named its engine; once the whole log
         # has, another engine's signature goes (a vLLM worker's relayed "CUDA error: out of

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..catalog import Signature
+from ..catalog import FrameMap, Signature
 from ..findings import ENGINE_AGNOSTIC, most_seen_engine
 from .lines import CONFIRM_CACHE, canonical_frame, confirm
 
@@ -32,7 +32,7 @@ _FRAME_ENGINES = (
 class PhaseTracker:
     """The phase markers passed so far and the current traceback's frames."""
 
-    frame_maps: list[Signature]
+    frame_maps: list[FrameMap]
     phase: str | None = None  # the last marker's phase
     phases: list[tuple[str, int]] = field(default_factory=list)
     frames: list[tuple[int, str]] = field(default_factory=list)
@@ -94,7 +94,7 @@ class PhaseTracker:
             lowered = frame.lower()
             self._memo[frame] = next(
                 (e.enters_phase for e in reversed(self.frame_maps)
-                 if e.enters_phase and (wanted := anchored_patterns(e, frame, lowered))
+                 if (wanted := anchored_patterns(e, frame, lowered))
                  and confirm(e, frame, wanted) is not None), None)
         return self._memo[frame]
 

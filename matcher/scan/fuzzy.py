@@ -3,7 +3,7 @@ the catalog's fuzzy templates (rapidfuzz, imported only when a line needs scorin
 
 from __future__ import annotations
 
-from ..catalog import Signature
+from ..catalog import ProblemSignature, Signature
 from ..findings import Incident
 from .incidents import Seen, hit_incident
 from .lines import search
@@ -18,12 +18,12 @@ class Fuzzy:
     def __init__(self, signatures: list[Signature]) -> None:
         self.templates = [
             (sig, item.template, item.threshold)
-            for sig in signatures if sig.kind == "problem" for item in sig.fuzzy
+            for sig in signatures if isinstance(sig, ProblemSignature) for item in sig.fuzzy
         ]
         self.scored = 0
         self._best: dict[str, tuple[str, float, int] | None] = {}  # a crash loop repeats its lines
 
-    def score(self, lines: list[Seen], found: set[str]) -> list[tuple[Signature, Incident]]:
+    def score(self, lines: list[Seen], found: set[str]) -> list[tuple[ProblemSignature, Incident]]:
         """Fuzzy hits among ``lines``; ``found``: ids already diagnosed in this run, skipped."""
         if not lines or not self.templates:
             return []
@@ -31,7 +31,7 @@ class Fuzzy:
 
         choices = [template for _, template, _ in self.templates]
         floor = min(threshold for _, _, threshold in self.templates)
-        hits: list[tuple[Signature, Incident]] = []
+        hits: list[tuple[ProblemSignature, Incident]] = []
         for seen in lines:
             if self.scored >= MAX_FUZZY_LINES:
                 break

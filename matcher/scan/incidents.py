@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import Pattern, Signature
+from ..catalog import Pattern, ProblemSignature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
 from .context import FRAME_GAP
 from .lines import ERROR_WORDS, search
@@ -90,7 +90,7 @@ class Seen:
 class Event:
     first_line: int
     last_line: int
-    hits: dict[str, tuple[Signature, Incident]] = field(default_factory=dict)
+    hits: dict[str, tuple[ProblemSignature, Incident]] = field(default_factory=dict)
     symptoms: list[tuple[SymptomMatch, Seen]] = field(default_factory=list)
     exceptions: list[Seen] = field(default_factory=list)  # exception lines no signature matched
     errors: list[Seen] = field(default_factory=list)  # error-level lines no signature matched
@@ -105,7 +105,7 @@ class Event:
     def touch(self, line_no: int) -> None:
         self.last_line = max(self.last_line, line_no)
 
-    def add_hit(self, sig: Signature, incident: Incident) -> None:
+    def add_hit(self, sig: ProblemSignature, incident: Incident) -> None:
         existing = self.hits.get(sig.id)
         if existing is None:
             self.hits[sig.id] = (sig, incident)
@@ -146,11 +146,11 @@ class Resolver:
     symptoms: Symptoms
     generic: frozenset[str]  # ids some other signature explains: a symptom's owner may replace them
     engine: Callable[[], str | None]
-    fuzzy: Callable[[list[Seen], set[str]], list[tuple[Signature, Incident]]]
+    fuzzy: Callable[[list[Seen], set[str]], list[tuple[ProblemSignature, Incident]]]
     facts: Callable[[], dict[str, Any]]  # the run's facts so far
 
     def resolve(self, event: Event, input_ended_at: int | None, found: set[str],
-                last_incident: int = 0, provisional: bool = False) -> list[tuple[Signature, Incident]]:
+                last_incident: int = 0, provisional: bool = False) -> list[tuple[ProblemSignature, Incident]]:
         """``input_ended_at``: the last line of the input, when the event reaches it;
         ``last_incident``: the line of the latest incident before this event; ``provisional``:
         the event is still open (pipe mode shows what it holds so far; no fuzzy pass yet)."""
@@ -174,7 +174,7 @@ class Resolver:
                     out.append((UNCATALOGUED, uncatalogued))
         return out
 
-    def _owned(self, event: Event, input_ended_at: int | None) -> tuple[Signature, Incident] | None:
+    def _owned(self, event: Event, input_ended_at: int | None) -> tuple[ProblemSignature, Incident] | None:
         engine, facts = self.engine(), self.facts
         candidates = list(event.symptoms)
         if input_ended_at is not None:
@@ -232,7 +232,7 @@ def _incident(seen: Seen, tier: str, confidence: float, basis: str) -> Incident:
                     context_facts=seen.context_facts, last_line=seen.line, lines=[seen.line])
 
 
-def hit_incident(sig: Signature, values: dict[str, Any], seen: Seen, pattern: Pattern | None, tier: str,
+def hit_incident(sig: ProblemSignature, values: dict[str, Any], seen: Seen, pattern: Pattern | None, tier: str,
                  confidence: float, basis: str, notes: list[str]) -> Incident:
     return Incident(line=seen.line, text=seen.text, facts=values, tier=tier, confidence=round(confidence, 3),
                     phase=seen.phase, phase_source=seen.phase_source, basis=basis, frames=seen.frames,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import facts as factlib
-from ..catalog import CompiledRegex, LazyRegex, Pattern, Signature
+from ..catalog import CompiledRegex, FactEntry, FrameMap, LazyRegex, Pattern, Signature
 from ..normalize import ERRORISH_WORDS, Message, parse_line
 from ..redact import prompt_free
 from ..prefilter import Anchor, Prefilter
@@ -86,7 +86,7 @@ class AnchorIndex:
         self.targets: list[Target] = []
         self._index: dict[tuple[bytes, bool], int] = {}
         for i, sig in enumerate(signatures):
-            if sig.frame_scoped:
+            if isinstance(sig, FrameMap):
                 for pattern in sig.patterns:
                     for literal in pattern.anchors:
                         self._target(literal.encode("utf-8"), pattern.ignore_case).source = True
@@ -103,7 +103,7 @@ class AnchorIndex:
         for word in GATE_WORDS:
             self._target(word, True).gate = True
         # On one line, facts and phase markers apply before the problems they give context to.
-        self.order = lambda i: (not signatures[i].is_fact, i)
+        self.order = lambda i: (not isinstance(signatures[i], FactEntry), i)
         self._texts: list[tuple[str, bool, set[tuple[int, int]]]] | None = None
 
     def pattern_literals(self) -> list[tuple[str, bool, set[tuple[int, int]]]]:
@@ -255,7 +255,7 @@ def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | No
                 return None
             first, values = pattern, {}
         values.update(factlib.from_match(match.groupdict()))  # type: ignore[union-attr]
-        if not sig.is_fact:
+        if not isinstance(sig, FactEntry):
             break
     return None if first is None else Hit(values or {}, first)
 

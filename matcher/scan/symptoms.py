@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import OwnRule, Signature
+from ..catalog import OwnRule, ProblemSignature, Signature, SymptomClass
 from ..findings import ENGINE_AGNOSTIC
 from .context import engine_fits
 from .lines import search
@@ -58,10 +58,10 @@ class Symptoms:
     """The catalog's symptom classes and owner rules, ready to apply."""
 
     def __init__(self, signatures: list[Signature]) -> None:
-        self.classes = [s for s in signatures if s.symptom is not None]
-        self._by_type = {t: s for s in self.classes for t in s.symptom.exception_types}  # type: ignore[union-attr]
-        self._owners: list[tuple[Signature, OwnRule]] = [
-            (sig, rule) for sig in signatures if sig.kind == "problem" for rule in sig.owns]
+        self.classes = [s for s in signatures if isinstance(s, SymptomClass)]
+        self._by_type = {t: s for s in self.classes for t in s.symptom.exception_types}
+        self._owners: list[tuple[ProblemSignature, OwnRule]] = [
+            (sig, rule) for sig in signatures if isinstance(sig, ProblemSignature) for rule in sig.owns]
 
     def of_exception(self, text: str) -> SymptomMatch | None:
         """An exception whose class means a symptom, its message missing or not recognised."""
@@ -73,7 +73,7 @@ class Symptoms:
             return None
         reason = "the exception's message is missing" if not (match.group("message") or "").strip() else \
             "only the exception's class shows it"
-        return SymptomMatch(sig.symptom.name, "torch", reason)  # type: ignore[union-attr]
+        return SymptomMatch(sig.symptom.name, "torch", reason)
 
     def of_cut_line(self, text: str) -> SymptomMatch | None:
         """A last line cut short: after any exception class, the start of a canonical message."""
@@ -83,12 +83,12 @@ class Symptoms:
         if len(rest) < MIN_PREFIX:
             return None
         for sig in self.classes:
-            if any(prefix.startswith(rest) for prefix in sig.symptom.prefixes):  # type: ignore[union-attr]
-                return SymptomMatch(sig.symptom.name, None, "the message is cut short")  # type: ignore[union-attr]
+            if any(prefix.startswith(rest) for prefix in sig.symptom.prefixes):
+                return SymptomMatch(sig.symptom.name, None, "the message is cut short")
         return None
 
     def owner(self, symptom: str, form: str | None, phase: str | None, engine: str | None,
-              facts: dict[str, Any], innermost_frame: str | None = None) -> Signature | None:
+              facts: dict[str, Any], innermost_frame: str | None = None) -> ProblemSignature | None:
         """The problem signature that diagnoses this symptom here: a signature of the log's
         own engine before an engine-agnostic one, then the most specific rule, then catalog
         order. A rule's ``requires`` must hold on ``facts``. With ``innermost_frame`` (a
