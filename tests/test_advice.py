@@ -335,6 +335,47 @@ def test_sglang_retraction_is_back_pressure_a_warning_that_passes_ci() -> None:
     assert CliRunner().invoke(main, ["scan", "--fail-on", "warning", str(log)]).exit_code == 1
 
 
+# Labels and flags that only one serving engine has: a fix printed for another engine's log
+# must not carry them.
+ENGINE_MARKS = {
+    "vllm": re.compile(r"\bvLLM:|--gpu-memory-utilization\b|--max-num-seqs\b|--enforce-eager\b|--swap-space\b"),
+    "sglang": re.compile(r"\bSGLang:|--mem-fraction-static\b|--max-running-requests\b"),
+    "tgi": re.compile(r"\bTGI:|--max-batch-prefill-tokens\b|--cuda-memory-fraction\b|--num-shard\b|max_new_tokens"),
+}
+# TGI's vLLM backend runs vLLM inside TGI: that fix says which of vLLM's settings TGI passes on.
+INNER_ENGINE_FIXES = {("tgi", "tgi-vllm-backend")}
+
+
+def test_no_fix_over_the_whole_corpus_names_another_engines_knobs() -> None:
+    """Over every corpus log whose engine logkb names, no printed fix carries a label or flag
+    that only another serving engine has."""
+    files = json.loads(run("scan", "-f", "json", "--fail-on", "never", CORPUS))["files"]
+    engines = {f.get("engine") for f in files}
+    assert {"vllm", "tgi", "sglang", "llamacpp", "ollama", "pytorch"} <= engines
+    wrong = [(f["path"], finding["id"], fix["id"], other)
+             for f in files for finding in f["findings"] for fix in finding["fixes"]
+             for other, marks in ENGINE_MARKS.items()
+             if f.get("engine") and other != f["engine"] and (f["engine"], fix["id"]) not in INNER_ENGINE_FIXES
+             and marks.search(fix["change"])]
+    assert wrong == []  # (a log whose engine logkb cannot tell gets fixes that say so: see the test above)
+
+
+def test_pytorchs_oom_gives_each_engine_its_own_batch_knobs() -> None:
+    """The same out-of-memory wording from three engines: each log gets its engine's knobs."""
+    by_engine = {
+        "vllm": CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-3407.log",
+        "sglang": CORPUS / "sglang" / "torch.cuda.oom--gpustack-gpustack-4761.log",
+        "tgi": CORPUS / "tgi" / "pytorch.cuda.oom--huggingface-text-generation-inference-801.log",
+    }
+    wanted = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "tgi": "--max-batch-prefill-tokens"}
+    for engine, log in by_engine.items():
+        got = report(log)
+        assert (got["engine"], got["root_cause"]) == (engine, "pytorch.cuda.oom"), log
+        changes = " ".join(fix["change"] for fix in got["findings"][0]["fixes"])
+        assert wanted[engine] in changes and not any(
+            flag in changes for other, flag in wanted.items() if other != engine), (engine, changes)
+
+
 def test_a_family_chosen_by_phase_keeps_the_numbers_of_the_message_it_explains() -> None:
     """TGI's shard dies while loading (ShardCannotStart after the OOM): the weight-loading family
     is chosen by phase, and the OOM's own numbers (15.40 of 15.77 GiB reserved by this process,
@@ -344,7 +385,7 @@ def test_a_family_chosen_by_phase_keeps_the_numbers_of_the_message_it_explains()
     root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
     ids = [fix["id"] for fix in root["fixes"]]
     assert "free-other-processes" not in ids and "raise-per-process-cap" not in ids
-    assert ids[0] == "split-over-gpus" and "--num-shard" in root["fixes"][0]["change"]
+    assert ids[0] == "split-over-gpus-tgi" and "--num-shard" in root["fixes"][0]["change"]
 
 
 def test_ggmls_error_report_names_the_engine_of_a_log_that_names_none() -> None:

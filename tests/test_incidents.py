@@ -447,6 +447,17 @@ FROM_NEW_BATCHES = [
      "cuda.runtime.out-of-memory", None, None),
     ("pytorch/cuda.runtime.out-of-memory--starik222-BooruDatasetTagManager-112.log", "cuda.runtime.out-of-memory",
      None, None),
+    # batch W
+    # a last line that ends inside a wording's free-text span ('CUDA runtime error in <call>')
+    # shows no words of this wording: a peer-access error is not a cut-off out-of-memory
+    ("nonmemory/nonmemory-trtllm--NVIDIA-TensorRT-LLM-1625.log", "uncatalogued", None, None),
+    # Slurm's cgroup reports the kill of a job step that outgrew its --mem
+    ("host/host.oom-killed--IST-DASLab-sparsegpt-14.log", "host.oom-killed", "weight-loading", None),
+    # torch_npu's out-of-memory cut after its first sentence, at the end of a paste that lost
+    # its line breaks
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-ascend-1617.log", "pytorch.cuda.oom", None, "vllm"),
+    # V0 AsyncLLMEngine's done-callback of its background loop runs only while serving
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-3407.log", "pytorch.cuda.oom", "serving", "vllm"),
 ]
 
 

@@ -266,14 +266,21 @@ MIN_CUT_ANCHOR = 6  # characters of an anchor a line cut inside it must show
 
 def partial_match(pattern: Pattern, text: str) -> Any:
     """A match of ``pattern`` that ``text`` ends in the middle of (the line was cut short), or
-    None. The ``regex`` module's partial matching, under the overlay time budget."""
+    None. The ``regex`` module's partial matching, under the overlay time budget.
+
+    The cut must fall in the wording's own words or numbers: where the text ends inside a
+    span that takes any text (the call in 'CUDA runtime error in <call>: out of memory'),
+    every error of the same shape starts the same way, and the words that would make it this
+    one are not shown. Such a span still accepts a character no wording spells (NUL), so the
+    match stays partial with one appended."""
     import regex
 
     compiled = regex.compile(pattern.source, regex.IGNORECASE if pattern.ignore_case else 0)
     try:
         match = compiled.search(text, partial=True, timeout=REGEX_TIMEOUT)
+        if match is None or not match.partial or match.end() - match.start() < MIN_PARTIAL:
+            return None
+        probe = compiled.match(text + "\0", match.start(), partial=True, timeout=REGEX_TIMEOUT)
     except TimeoutError:
         return None
-    if match is None or not match.partial or match.end() - match.start() < MIN_PARTIAL:
-        return None
-    return match
+    return None if probe is not None and probe.partial else match
