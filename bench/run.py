@@ -117,9 +117,16 @@ def _pss_kib(pid: int) -> int:
 
 
 def completes(command: list[str], timeout: float) -> bool:
+    """The command finishes in time and succeeds (0 or 1, a search tool's "found" and "none
+    found"); a tool that rejects the patterns (exit 2) would be timed doing nothing."""
     try:
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
+        print(f"  {shlex.join(command)}: over {timeout:.0f} s", file=sys.stderr)
+        return False
+    if done.returncode not in (0, 1):
+        reason = next((line for line in done.stderr.splitlines() if line.strip()), "no message")
+        print(f"  {shlex.join(command)[:120]}: exit {done.returncode} ({reason[:160]})", file=sys.stderr)
         return False
     return True
 
@@ -150,7 +157,7 @@ def throughput(size: str, workdir: Path, patterns: Path, rg: str, runs: int, tim
         if completes(["timeout", str(timeout), *command], timeout + 5):
             usable[label] = ["timeout", str(timeout), *command]
         else:
-            print(f"  {label}: over {timeout:.0f} s, left out", file=sys.stderr)
+            print(f"  {label}: left out", file=sys.stderr)
     timings = hyperfine(usable, runs, warmup=1)
     for label, command in usable.items():
         timings[label].rss_mb = peak_rss_mb(command[2:], timeout)

@@ -59,6 +59,10 @@ class _Group(click.Group):
         except KeyboardInterrupt as exc:
             click.echo("logkb: interrupted", err=True)
             sys.exit(128 + (exc.args[0] if exc.args and isinstance(exc.args[0], int) else signal.SIGINT))
+        except SystemExit:
+            if not _received:
+                raise
+            result = None  # a command ends with its exit status; the signal's status wins
         if _received:
             # The signal's KeyboardInterrupt was raised where Python only prints and ignores
             # exceptions (a fork handler, a finalizer), so the command ran on: still end as

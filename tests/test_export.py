@@ -246,6 +246,22 @@ def test_patterns_export_selects_with_grep_what_logkb_selects(catalog, lines, tm
         assert got == [n for n, line in enumerate(lines) if pattern.compiled.search(line)], ere
 
 
+@pytest.mark.skipif(shutil.which("rg") is None, reason="needs ripgrep")
+def test_ripgrep_reads_the_patterns_export_and_selects_what_logkb_selects(catalog, lines, tmp_path):
+    """The export is written for grep -E and ripgrep alike: ripgrep's syntax differs inside
+    bracket expressions (a '[' there opens a nested class), which GNU grep does not check."""
+    patterns = tmp_path / "patterns.txt"
+    patterns.write_text(run("export", "-f", "patterns", "--facts"), encoding="utf-8")
+    text = tmp_path / "corpus.txt"
+    text.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(["rg", "-n", "--no-heading", "-f", str(patterns), str(text)], capture_output=True,
+                          check=False)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.splitlines()]
+    compiled = [p.compiled for sig in catalog.signatures.values() for p in sig.patterns]
+    assert got == [n for n, line in enumerate(lines) if any(c.search(line) for c in compiled)]
+
+
 def test_loki_pipeline_label_is_the_operators_choice_for_every_alert(sigma, exported, problems):
     from sigma.backends.loki import LogQLBackend
     from sigma.processing.pipeline import ProcessingPipeline
