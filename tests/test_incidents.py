@@ -458,6 +458,10 @@ FROM_NEW_BATCHES = [
     ("vllm/pytorch.cuda.oom--vllm-project-vllm-ascend-1617.log", "pytorch.cuda.oom", None, "vllm"),
     # V0 AsyncLLMEngine's done-callback of its background loop runs only while serving
     ("vllm/pytorch.cuda.oom--vllm-project-vllm-3407.log", "pytorch.cuda.oom", "serving", "vllm"),
+    # batch X
+    # an error line logged before its traceback takes the phase of the traceback's frames even
+    # when no signature explains it: the OpenAI server's stream generator is a request
+    ("vllm/nomatch-vllm--LMCache-LMCache-391.log", "uncatalogued", "serving", "vllm"),
 ]
 
 

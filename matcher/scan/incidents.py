@@ -129,7 +129,7 @@ class Event:
         for _, incident in self.hits.values():
             if incident.phase_source == "unknown":
                 incident.phase, incident.phase_source = self.frame_phase, "frames"
-        for _, seen in self.symptoms:
+        for seen in (*(seen for _, seen in self.symptoms), *self.exceptions, *self.errors, *self.fatals):
             if seen.phase_source == "unknown":
                 seen.phase, seen.phase_source = self.frame_phase, "frames"
 
