@@ -376,6 +376,16 @@ def test_pytorchs_oom_gives_each_engine_its_own_batch_knobs() -> None:
             flag in changes for other, flag in wanted.items() if other != engine), (engine, changes)
 
 
+def test_an_ascend_out_of_memory_points_at_npu_smi_not_nvidia_smi() -> None:
+    """torch_npu's message names the NPU: the fix that frees other processes names Ascend's
+    device tool; a CUDA log's keeps nvidia-smi."""
+    npu = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-ascend-1617.log")
+    cuda = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-3407.log")
+    for got, tool, other in ((npu, "npu-smi", "nvidia-smi"), (cuda, "nvidia-smi", "npu-smi")):
+        fix = next(f for f in got["findings"][0]["fixes"] if f["id"] == "free-other-processes")
+        assert tool in fix["change"] and other not in fix["change"], fix["change"]
+
+
 def test_a_family_chosen_by_phase_keeps_the_numbers_of_the_message_it_explains() -> None:
     """TGI's shard dies while loading (ShardCannotStart after the OOM): the weight-loading family
     is chosen by phase, and the OOM's own numbers (15.40 of 15.77 GiB reserved by this process,
