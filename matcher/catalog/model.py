@@ -364,9 +364,9 @@ class SymptomClass(Signature):
     symptom: SymptomSpec
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class FactEntry(Signature):
-    """An entry that reads facts and phases and never diagnoses (the three kinds below)."""
+    """An entry that reads facts and phases and never diagnoses (the three kinds below); it
+    adds no field, so it is not a dataclass of its own."""
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
