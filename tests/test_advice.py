@@ -376,6 +376,15 @@ def test_pytorchs_oom_gives_each_engine_its_own_batch_knobs() -> None:
             flag in changes for other, flag in wanted.items() if other != engine), (engine, changes)
 
 
+def test_a_generic_fix_beside_engine_variants_reaches_every_other_engine() -> None:
+    """pytorch.cuda.oom's generic batch fix is declared for all engines but those with their
+    own variant: a plain PyTorch log keeps it, and explain says which engines it skips."""
+    assert "not for engines: vllm, tgi, sglang" in run("explain", "pytorch.cuda.oom")
+    got = report(CORPUS / "pytorch" / "pytorch.cuda.oom--black-forest-labs-flux-459.log")
+    assert (got["engine"], got["root_cause"]) == ("pytorch", "pytorch.cuda.oom")
+    assert "smaller-batch" in [fix["id"] for fix in got["findings"][0]["fixes"]]
+
+
 def test_an_ascend_out_of_memory_points_at_npu_smi_not_nvidia_smi() -> None:
     """torch_npu's message names the NPU: the fix that frees other processes names Ascend's
     device tool; a CUDA log's keeps nvidia-smi."""

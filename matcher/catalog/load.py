@@ -347,7 +347,7 @@ def _fix(item: dict[str, Any]) -> Fix:
         id=item["id"], title=item["title"], change=item["change"], tradeoff=item["tradeoff"],
         change_fallback=(fallback,) if isinstance(fallback, str) else tuple(fallback),
         when=item.get("when"), leads_when=item.get("leads_when"),
-        applies_to=Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in"))),
+        applies_to=Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in", "not_engines"))),
         values=_values(item.get("values", {})), verify=item.get("verify"),
     )
 

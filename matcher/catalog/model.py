@@ -183,6 +183,7 @@ class Applicability(_Record):
     engines: tuple[str, ...] = ()
     devices: tuple[str, ...] = ()
     leads_in: tuple[str, ...] = ()
+    not_engines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

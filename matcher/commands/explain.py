@@ -96,6 +96,7 @@ def _fix(fix: Fix) -> Item:
                           f"the check '{reference[0]}' {_CHECK_VERBS[reference[1]]}"))
     applies_to = fix.applies_to
     for names, label in ((applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
+                         (applies_to.not_engines, "not for engines"),
                          (applies_to.devices, "only on devices"), (applies_to.leads_in, "first in phases")):
         if names:
             lines.append((label, ", ".join(names)))
