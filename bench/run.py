@@ -7,8 +7,9 @@ default worker processes (one per CPU), with ``-j 1`` (one process) and reading 
 stdin. Wall times are hyperfine medians (warm page cache); peak RSS of the largest process
 comes from ``/usr/bin/time -f %M``, and the peak of all processes together (logkb's workers
 included, shared pages counted once) from sampling PSS in /proc. Then the start-up time of
-``logkb scan`` on a 10-line log (warm catalog cache) is compared with ``python -c pass``,
-and the fuzzy stage's share of an in-process scan is measured.
+``logkb scan`` on a 10-line log (warm catalog cache, compiled bytecode) is compared with
+``python -c pass`` and with importing click, and the fuzzy stage's share of an in-process scan
+is measured.
 
     python bench/run.py --sizes 100M,1G --runs 5 [--rg PATH] [--timeout 300]
 
@@ -168,16 +169,32 @@ def throughput(size: str, workdir: Path, patterns: Path, rg: str, runs: int, tim
 
 
 def startup(workdir: Path, runs: int) -> list[Timing]:
+    """Start-up as a user of an installed wheel meets it: warm catalog cache and compiled
+    bytecode (pip compiles it at install; with PYTHONDONTWRITEBYTECODE set, as some shells and
+    containers do, every start would compile logkb's sources again, which is not logkb's
+    start-up). Beside it: ``python -c pass`` and ``import click``, the floor any click
+    command line starts from, and a short log with a finding, whose checklist is rendered."""
+    import compileall
+
+    import matcher
+
     log = workdir / "ten-lines.log"
     genlog(["--size", "3K", "--seed", "1", "--failures", "0", "-o", str(log)])
     lines = log.read_text(encoding="utf-8").splitlines()[:10]
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    scan = [*logkb_command(), "scan", "--fail-on", "never", str(log)]
-    subprocess.run(scan, stdout=subprocess.DEVNULL, check=False)  # fills the catalog cache
-    timings = hyperfine({"python -c pass": [sys.executable, "-c", "pass"], "logkb scan (10 lines)": scan},
-                        runs, warmup=3)
-    cold = hyperfine({"logkb scan (10 lines), no cache": scan}, max(3, runs // 4), warmup=1,
-                     env={**os.environ, "LOGKB_NO_CACHE": "1"})
+    finding = BENCH.parent / "corpus" / "vllm" / "vllm.kv-cache.max-model-len-exceeds-capacity--vllm-project-vllm-10517.log"
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    compileall.compile_dir(str(Path(matcher.__file__).parent), quiet=1)
+    scan = [*logkb_command(), "scan", "--fail-on", "never"]
+    for path in (log, finding):  # fills the catalog cache
+        subprocess.run([*scan, str(path)], stdout=subprocess.DEVNULL, check=False, env=env)
+    timings = hyperfine({"python -c pass": [sys.executable, "-c", "pass"],
+                         "python -c 'import click'": [sys.executable, "-c", "import click"],
+                         "logkb scan (10 lines)": [*scan, str(log)],
+                         "logkb scan (5 lines, a finding and its checklist)": [*scan, str(finding)]},
+                        runs, warmup=3, env=env)
+    cold = hyperfine({"logkb scan (10 lines), no cache": [*scan, str(log)]}, max(3, runs // 4), warmup=1,
+                     env={**env, "LOGKB_NO_CACHE": "1"})
     return [*timings.values(), *cold.values()]
 
 
