@@ -22,7 +22,7 @@ _CARET_ANSI = re.compile(r"\^\[\[[0-?]{0,16}[ -/]{0,4}[@-~]")  # the same codes 
 _PREFIXES = re.compile(
     r"""^(?:
       [\w.-]{1,64}\ +\|\ ?                                                   # docker compose: "vllm-1  | ", "ollama  | "
-    | >\ (?=\S)                                                              # a Markdown quote: a log pasted into a reply as "> line"
+    | >\ (?=.)                                                               # a Markdown quote: a log pasted into a reply as "> line" (an indented frame too)
     | ▎(?:\ |$)                                                           # a quote bar, as some chat and document tools copy a quoted block: "▎ line"
     | [A-Za-z]{3}\ {1,2}\d{1,2}\ \d\d:\d\d:\d\d\ (?:[\w.-]{1,64}\ )?(?P<journal>[\w.@-]{1,64}\[\d{1,10}\]):\ ?  # syslog / journalctl: "Jun 16 20:53:56 host ollama[13938]: "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl

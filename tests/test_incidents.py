@@ -462,6 +462,25 @@ FROM_NEW_BATCHES = [
     # an error line logged before its traceback takes the phase of the traceback's frames even
     # when no signature explains it: the OpenAI server's stream generator is a request
     ("vllm/nomatch-vllm--LMCache-LMCache-391.log", "uncatalogued", "serving", "vllm"),
+    # batch Y
+    # a bare 'CUDA error: out of memory' with PyTorch's asynchronous-error hint on the next
+    # line: the hint, read after the hit, still rules out ggml's wording when the event ends
+    ("pytorch/cuda.runtime.out-of-memory--GRAPH-0-GraphGDP-1.log", "cuda.runtime.out-of-memory", None, None),
+    # macOS's shell names SIGKILL 'Killed: 9'; PyTorch's DataLoader reports a worker's SIGKILL
+    ("host/host.oom-killed--gensyn-ai-rl-swarm-369.log", "host.oom-killed", None, None),
+    ("host/host.oom-killed--ymoslem-OpenNMT-Tutorial-6-2.log", "host.oom-killed", None, None),
+    # a quoted traceback ('> ' before every line, indented frames too) keeps its frames' phase
+    ("sglang/cuda.kernel.fault--sgl-project-sglang-6081.log", "cuda.kernel.fault", "cudagraph-capture", None),
+    # TensorRT-LLM's PyTorch backend announcing its CUDA graph capture
+    ("trtllm/cuda.kernel.fault--NVIDIA-TensorRT-LLM-4708.log", "cuda.kernel.fault", "cudagraph-capture", "trtllm"),
+    # the ordinary PyTorch out-of-memory naming a cap ('1.05 GiB allowed;') far below the card
+    ("pytorch/pytorch.cuda.oom-memory-cap--ROCm-TheRock-2118.log", "pytorch.cuda.oom-memory-cap", None, None),
+    # Apple's MPS allocator and Intel's XPU single-allocation limit
+    ("pytorch/pytorch.mps.oom--gensyn-ai-rl-swarm-341.log", "pytorch.mps.oom", None, None),
+    ("pytorch/pytorch.xpu.allocation-size-limit--intel-intel-xpu-backend-for-triton-7477.log",
+     "pytorch.xpu.allocation-size-limit", None, None),
+    # Metal's status-5 command buffer after llama.cpp warned the working set was exceeded
+    ("ollama/llamacpp.metal.out-of-memory--ollama-ollama-352.log", "llamacpp.metal.out-of-memory", None, None),
 ]
 
 
@@ -558,3 +577,43 @@ def test_a_kill_after_the_process_own_error_is_its_launchers_not_the_oom_killer(
 def test_a_bare_kill_with_no_error_before_it_is_still_the_oom_killer():
     (report,) = scan(CORPUS / "pytorch/host.oom-killed--oobabooga-textgen-2509.log")  # loading, then "Killed"
     assert report["root_cause"] == "host.oom-killed"
+
+
+def test_a_cap_of_the_whole_card_is_the_plain_out_of_memory():
+    """'N allowed;' in PyTorch's message means a memory fraction is set; when it is the whole
+    card (TGI sets 1.0) the cap stopped nothing, and the diagnosis stays the plain OOM."""
+    (report,) = scan(CORPUS / "pytorch/pytorch.cuda.oom--pytorch-pytorch-111729.log")
+    assert "11.93 GiB allowed" in (CORPUS / "pytorch/pytorch.cuda.oom--pytorch-pytorch-111729.log").read_text()
+    assert report["root_cause"] == "pytorch.cuda.oom"
+    (capped,) = scan(CORPUS / "pytorch/pytorch.cuda.oom-memory-cap--ROCm-TheRock-2118.log")
+    checks = {c["id"]: c for c in root(capped)["checks"]}
+    assert checks["cap-below-card"]["status"] == "fail"
+    assert "1.05 of 287.98 GiB" in checks["cap-below-card"]["detail"]
+
+
+def test_a_conditional_wording_names_no_engine_until_its_event_ends():
+    """ggml's bare wording, dropped once PyTorch's hint follows it, must not have named the
+    log's engine on the way: the fixes are not llama.cpp's."""
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", str(CORPUS / "pytorch/cuda.runtime.out-of-memory--GRAPH-0-GraphGDP-1.log")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "llamacpp" not in done.stdout.splitlines()[0]
+    assert "-ngl" not in done.stdout and "num_gpu" not in done.stdout
+
+
+def test_the_mps_checklist_checks_pytorchs_own_hint_against_the_numbers():
+    """PyTorch's MPS message suggests turning the cap off; the checklist says whether a higher
+    ratio (at most 2.0) would hold the request, and computes it."""
+    (report,) = scan(CORPUS / "pytorch/nomatch-pytorch--Comfy-Org-ComfyUI-11584.log")
+    finding = root(report)
+    assert finding["id"] == "pytorch.mps.oom"
+    checks = {c["id"]: c["status"] for c in finding["checks"]}
+    assert checks == {"other-allocations": "fail", "ratio-can-help": "pass"}
+    fixes = [f["id"] for f in finding["fixes"]]
+    assert fixes[0] == "release-cache" and "raise-watermark" in fixes
+    raise_ratio = next(f for f in finding["fixes"] if f["id"] == "raise-watermark")
+    assert "PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.79" in raise_ratio["change"]
+    (tight,) = scan(CORPUS / "pytorch/nomatch-pytorch--mattmireles-gemma-tuner-multimodal-18.log")
+    tight_root = root(tight)
+    assert {c["id"]: c["status"] for c in tight_root["checks"]}["other-allocations"] == "pass"
+    assert "release-cache" not in [f["id"] for f in tight_root["fixes"]]

@@ -453,9 +453,8 @@ class RunScan:
             return False
         if hit.pattern.kill_report and self.event is not None and (self.event.exceptions or self.event.fatals):
             return False  # the process failed on its own first: its launcher killed it
-        for engine in sig.engines:
-            self.engines.note(engine)
-            break
+        if hit.pattern.requires is None:
+            self._note_engine(sig)  # a conditional hit names its engine only if it stands (_close)
         event = self._event(line_no)
         existing = event.hits.get(sig.id)
         if existing is not None:
@@ -477,9 +476,16 @@ class RunScan:
         if cut:
             confidence *= PARTIAL_CONFIDENCE
         event.add_hit(sig, hit_incident(sig, hit.values, seen, hit.pattern, tier, confidence, basis, notes))
-        if existing is None and self.on_incident is not None:
+        if hit.pattern.requires is not None:
+            if existing is None:
+                event.conditional[sig.id] = (hit.pattern.requires, hit.values)  # announced when its event ends
+        elif (existing is None or event.conditional.pop(sig.id, None) is not None) and self.on_incident is not None:
+            # new, or held back until now: an unconditional wording makes it stand whatever the condition
             self.on_incident(sig, event.hits[sig.id][1])
         return True
+
+    def _note_engine(self, sig: ProblemSignature) -> None:
+        self.engines.note(next(iter(sig.engines)))
 
     def _version_confidence(self, sig: Signature, pattern: Pattern, notes: list[str]) -> float:
         version = self.run.facts.get("engine_version")
@@ -521,17 +527,21 @@ class RunScan:
         if event is None:
             return
         event.settle_phase_from_frames()  # once its traceback is whole, not in a provisional look
+        event.drop_unmet(self.run.facts)
+        for sig, _ in (event.hits[sig_id] for sig_id in event.conditional):
+            self._note_engine(sig)
         for sig, incident in self.resolver.resolve(event, input_ended_at, self.found, self._last_incident):
             self.found.add(sig.id)
             self._last_incident = max(self._last_incident, incident.last_line)
             self.incidents.append((sig, incident))
-            if self.on_incident is not None and sig.id not in event.hits:
+            if self.on_incident is not None and (sig.id not in event.hits or sig.id in event.conditional):
                 self.on_incident(sig, incident)
 
     def open_incidents(self) -> list[tuple[ProblemSignature, Incident]]:
         """What the open event would resolve to now (pipe mode announces it after --idle)."""
         if self.event is None:
             return []
+        self.event.drop_unmet(self.run.facts)
         return self.resolver.resolve(self.event, None, set(self.found), self._last_incident, provisional=True)
 
     def finish(self) -> Run:

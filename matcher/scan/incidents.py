@@ -97,6 +97,10 @@ class Event:
     fatals: list[Seen] = field(default_factory=list)  # native fatal statements no signature matched
     gated: list[Seen] = field(default_factory=list)  # lines with error words, for the fuzzy pass
     frames: list[str] = field(default_factory=list)
+    # Hits whose wording declares ``requires``: signature id -> (the condition's key, the hit's
+    # captures). The condition must still hold on the facts known when the event ends: a
+    # line that settles it (PyTorch's hint under its CUDA error) may follow the hit.
+    conditional: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     frame_phase: str | None = None
     marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
@@ -115,6 +119,13 @@ class Event:
         first.last_line = incident.line
         if len(first.lines) < MAX_LINES_KEPT:
             first.lines.append(incident.line)
+
+    def drop_unmet(self, facts: dict[str, Any]) -> None:
+        """Forget the conditional hits whose condition no longer holds on ``facts``."""
+        for sig_id, (key, values) in list(self.conditional.items()):
+            sig = self.hits[sig_id][0]
+            if not sig.requirement_holds(key, {**facts, **values}):
+                del self.hits[sig_id], self.conditional[sig_id]
 
     def keep(self, items: list[Any], item: Any) -> None:
         if len(items) < MAX_EVENT_ITEMS:
