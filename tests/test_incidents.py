@@ -617,3 +617,12 @@ def test_the_mps_checklist_checks_pytorchs_own_hint_against_the_numbers():
     tight_root = root(tight)
     assert {c["id"]: c["status"] for c in tight_root["checks"]}["other-allocations"] == "pass"
     assert "release-cache" not in [f["id"] for f in tight_root["fixes"]]
+    # generated from MPSAllocator's template: a step beyond what the highest ratio (2.0) allows,
+    # and one with the watermark off, get no advice to raise it
+    (beyond,) = scan(CORPUS / "generated/pytorch-mps-oom-2.log")
+    beyond_root = root(beyond)
+    assert {c["id"]: c["status"] for c in beyond_root["checks"]}["ratio-can-help"] == "fail"
+    assert "raise-watermark" not in [f["id"] for f in beyond_root["fixes"]]
+    (off,) = scan(CORPUS / "generated/pytorch-mps-oom-3.log")
+    assert root(off)["id"] == "pytorch.mps.oom"
+    assert "raise-watermark" not in [f["id"] for f in root(off)["fixes"]]

@@ -49,6 +49,7 @@ PROBLEM_IDS = [
     # PyTorch
     "pytorch-oom-legacy", "pytorch-oom-2.1", "pytorch-oom-2.2plus", "pytorch-oom-fields",
     "pytorch-oom-fraction-preempt", "pytorch-exception-name", "pytorch-cuda-error-oom",
+    "pytorch-mps-oom",  # from PyTorch's source, not the reference (see pytorch_samples)
     # TGI
     "tgi-warmup-prefill-oom-old", "tgi-warmup-prefill-oom", "tgi-router-max-total-tokens",
     "tgi-cuda-graphs", "tgi-wrappers", "tgi-request-validation",
@@ -859,6 +860,26 @@ def pytorch_samples() -> list[Sample]:
             lines.append("Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.")
         out.append(Sample("pytorch-cuda-error-oom", label, versions, "pytorch", torch, "cuda.runtime.out-of-memory",
                           "serving", lines))
+    # PyTorch's MPS allocator (Apple silicon). Not in the reference: the template is
+    # MPSHeapAllocatorImpl::alloc_buffer_block in aten/src/ATen/mps/MPSAllocator.mm, which names the
+    # cap only while the high watermark is on (PYTORCH_MPS_HIGH_WATERMARK_RATIO, default 1.7).
+    def mps_oom(allocated: float, other: float, alloc: float, allowed: float | None, pool: str = "private") -> str:
+        cap = f", max allowed: {size(allowed)}" if allowed is not None else ""
+        hint = (" Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause "
+                "system failure).") if allowed is not None else ""
+        return (f"RuntimeError: MPS backend out of memory (MPS allocated: {size(allocated)}, other allocations: "
+                f"{size(other)}{cap}). Tried to allocate {size(alloc)} on {pool} pool.{hint}")
+
+    add("pytorch-mps-oom", "watermark on, the cache holds much", None, "2.5.1",
+        mps_oom(9.1 * GiB, 8.3 * GiB, 1.5 * GiB, 18.13 * GiB), expect="pytorch.mps.oom",
+        note="A 32 GB Mac (working set about 10.67 GiB, cap 1.7 times that): half the cap is cached buffers, and a "
+             "ratio near 1.8 would also hold the request.")
+    add("pytorch-mps-oom", "watermark on, beyond the highest ratio", None, "2.5.1",
+        mps_oom(17.6 * GiB, 256 * MiB, 4 * GiB, 18.13 * GiB), expect="pytorch.mps.oom",
+        note="The step needs about 21.9 GiB, above the 21.33 GiB that the highest ratio (2.0) allows: raising the cap "
+             "cannot fit it.")
+    add("pytorch-mps-oom", "watermark off", None, "2.5.1",
+        mps_oom(30.2 * GiB, 1.1 * GiB, 2 * GiB, None, pool="shared"), expect="pytorch.mps.oom")
     return out
 
 
