@@ -481,6 +481,14 @@ FROM_NEW_BATCHES = [
      "pytorch.xpu.allocation-size-limit", None, None),
     # Metal's status-5 command buffer after llama.cpp warned the working set was exceeded
     ("ollama/llamacpp.metal.out-of-memory--ollama-ollama-352.log", "llamacpp.metal.out-of-memory", None, None),
+    # batch Z
+    # Intel Extension for PyTorch refusing a block above 4 GB in its own words
+    ("pytorch/pytorch.xpu.allocation-size-limit--intel-intel-extension-for-pytorch-629.log",
+     "pytorch.xpu.allocation-size-limit", None, None),
+    # ComfyUI's model management (here Fooocus's fork) and faster-whisper's model constructor load weights
+    ("host/host.memory.alloc-failed--lllyasviel-Fooocus-2342.log", "host.memory.alloc-failed", "weight-loading", None),
+    ("pytorch/pytorch.cuda.oom-weight-loading--chidiwilliams-buzz-439.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
 ]
 
 
