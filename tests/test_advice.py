@@ -477,3 +477,16 @@ def test_a_stage_is_not_credited_with_a_sibling_stages_weights() -> None:
     facts, foreign = stage_facts(run_, derived_facts(run_), finding)
     assert "weights_gib" not in finding.all_facts(facts, foreign)
     assert facts["pipeline_stages"] == 2
+
+
+def test_ctranslate2s_own_out_of_memory_gets_its_own_knobs_first() -> None:
+    """CTranslate2's 'CUDA failed with error out of memory' (faster-whisper here, while the model
+    is built) leads with CTranslate2's allocator and compute type; PyTorch's bare CUDA error
+    does not get them."""
+    for log in ("pytorch/pytorch.cuda.oom-weight-loading--chidiwilliams-buzz-439.log",
+                "pytorch/cuda.runtime.out-of-memory--OpenNMT-CTranslate2-690.log"):
+        assert fixes(CORPUS / log)[:2] == ["ct2-caching-allocator", "ct2-int8"], log
+    text = run("scan", CORPUS / "pytorch/cuda.runtime.out-of-memory--OpenNMT-CTranslate2-690.log")
+    assert "CT2_CUDA_ALLOCATOR=cub_caching" in text and "compute_type='int8_float16'" in text
+    plain = fixes(CORPUS / "pytorch/cuda.runtime.out-of-memory--GRAPH-0-GraphGDP-1.log")
+    assert not {"ct2-caching-allocator", "ct2-int8"} & set(plain)
