@@ -490,3 +490,18 @@ def test_ctranslate2s_own_out_of_memory_gets_its_own_knobs_first() -> None:
     assert "CT2_CUDA_ALLOCATOR=cub_caching" in text and "compute_type='int8_float16'" in text
     plain = fixes(CORPUS / "pytorch/cuda.runtime.out-of-memory--GRAPH-0-GraphGDP-1.log")
     assert not {"ct2-caching-allocator", "ct2-int8"} & set(plain)
+
+
+def test_turbomind_out_of_memory_gets_lmdeploys_knobs_by_phase() -> None:
+    """LMDeploy's TurboMind reporting its own allocation failure gets LMDeploy's settings first:
+    the KV cache's share and the weights per GPU while serving or sizing the cache, only the
+    weights while they load; a TurboMind error that is not a lack of memory gets neither."""
+    serving = fixes(CORPUS / "pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-2236.log")
+    assert serving[:2] == ["turbomind-kv-share", "turbomind-smaller-weights"]
+    loading = fixes(CORPUS / "pytorch/torch.cuda.oom-weight-loading--InternLM-lmdeploy-1593.log")
+    assert loading[0] == "turbomind-smaller-weights" and "turbomind-kv-share" not in loading
+    text = run("scan", CORPUS / "pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-2236.log")
+    assert "--cache-max-entry-count" in text and "--model-format awq" in text
+    fault = report(CORPUS / "pytorch/cuda.kernel.fault--InternLM-lmdeploy-1813.log")
+    assert not {"turbomind-kv-share", "turbomind-smaller-weights"} & {
+        fix["id"] for finding in fault["findings"] for fix in finding["fixes"]}
