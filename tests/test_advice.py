@@ -278,6 +278,31 @@ def test_memory_fraction_cap_is_its_own_cause_in_the_warmup_with_tgi_fixes() -> 
     assert "other process" not in json.dumps(finding["fixes"])
 
 
+def test_memory_cap_fix_names_the_least_fraction_that_holds_the_failed_step() -> None:
+    got = report(CORPUS / "generated/pytorch-oom-2.1-2.log")
+    finding = got["findings"][0]
+    assert got["root_cause"] == "pytorch.cuda.oom-memory-cap"
+    holds = next(c for c in finding["checks"] if c["id"] == "card-holds-step")
+    assert holds["status"] == "pass" and "16.43 GiB" in holds["detail"] and "0.71" in holds["detail"]
+    first = finding["fixes"][0]
+    # 15.43 GiB held plus the 1 GiB request on a 23.64 GiB card: 0.695 of it, plus 1%, rounded up
+    assert first["id"] == "raise-cap-script" and "set_per_process_memory_fraction(0.71) or higher" in first["change"]
+
+
+def test_memory_cap_offers_no_fraction_when_the_step_is_larger_than_the_card(tmp_path: Path) -> None:
+    log = tmp_path / "capped.log"  # the PyTorch 2.1+ wording, with a request no fraction can hold
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 30.00 GiB. GPU 0 has a total capacity "
+                   "of 23.64 GiB of which 20.00 GiB is free. Including non-PyTorch memory, this process has 3.50 GiB memory "
+                   "in use. 11.82 GiB allowed; Of the allocated memory 3.00 GiB is allocated by PyTorch, and 0 bytes is "
+                   "reserved by PyTorch but unallocated.\n")
+    got = report(log)
+    finding = got["findings"][0]
+    assert got["root_cause"] == "pytorch.cuda.oom-memory-cap"
+    holds = next(c for c in finding["checks"] if c["id"] == "card-holds-step")
+    assert holds["status"] == "fail" and "no fraction holds this step" in holds["detail"]
+    assert [f["id"] for f in finding["fixes"]] == ["smaller-work"]
+
+
 def test_autofit_failure_is_no_memory_for_the_kv_cache() -> None:
     got = report(CORPUS / "generated/vllm-autofit-fail.log")
     assert (got["root_cause"], got["phase"]) == ("vllm.kv-cache.no-available-memory", "kv-cache-allocation")
