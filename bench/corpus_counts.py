@@ -36,12 +36,15 @@ def main(argv: list[str] | None = None) -> int:
 
     samples = discover(sorted(p for p in CORPUS.iterdir() if p.is_dir() and p.name not in NOT_REAL))
     generated = discover([CORPUS / "generated"])
+    on_gpu = discover([CORPUS / "generated" / "gpu"])
     by_kind = Counter(str(s.meta.get("kind")) for s in samples)
     print(f"real logs: {len(samples)}")
     for kind in sorted(by_kind):
         print(f"real {kind}: {by_kind[kind]}")
     print(f"real with a gap line: {sum('gap' in s.meta for s in samples)}")
     print(f"generated samples: {len(generated)}")
+    print(f"rendered samples: {len(generated) - len(on_gpu)}")
+    print(f"samples produced on a GPU: {len(on_gpu)}")
     print(f"all samples: {len(samples) + len(generated)}")
 
     engine = scanner()

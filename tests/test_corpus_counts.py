@@ -24,7 +24,8 @@ def test_the_readme_quotes_the_corpus_as_it_is() -> None:
     assert f"{counted['real non-memory']} failures that are not memory problems" in readme
     assert f"{counted['real healthy']} logs that must produce no error or warning" in readme
     assert f"{counted['real with a gap line']} sidecars carry a `gap:` line" in readme
-    assert f"holds {counted['generated samples']} samples rendered" in readme
+    assert f"holds {counted['rendered samples']} samples rendered" in readme
+    assert f"`corpus/generated/gpu/` holds {counted['samples produced on a GPU']} logs that PyTorch programs printed" in readme
     assert f"corpus: {counted['all samples']} samples, 0 failed" in readme
     assert (f"exact wording {counted['root cause exact']} times, on a symptom class in its phase and engine {counted['root cause class']} "
             f"times, on a cut or wrapped message {counted['root cause partial']} times, and {counted['root cause uncatalogued']} times on "
