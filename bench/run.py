@@ -54,14 +54,15 @@ def logkb_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "matcher"]
 
 
-def hyperfine(commands: dict[str, list[str]], runs: int, warmup: int, env: dict[str, str] | None = None) -> dict[str, Timing]:
+def hyperfine(commands: dict[str, list[str]], runs: int, warmup: int, env: dict[str, str] | None = None,
+              cwd: Path | None = None) -> dict[str, Timing]:
     """Median wall time per command (hyperfine -N, output piped so grep cannot stop early)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as export:
         argv = ["hyperfine", "-N", "-i", "--output=pipe", "--style=none", f"--runs={runs}", f"--warmup={warmup}",
                 "--export-json", export.name]
         for label, command in commands.items():
             argv += ["-n", label, shlex.join(command)]
-        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
         if done.returncode:  # hyperfine's warnings (outliers, a slow first run) are left out otherwise
             sys.exit(f"hyperfine failed: {done.stderr.strip()}")
         results = json.loads(Path(export.name).read_text())["results"]
@@ -173,7 +174,9 @@ def startup(workdir: Path, runs: int) -> list[Timing]:
     bytecode (pip compiles it at install; with PYTHONDONTWRITEBYTECODE set, as some shells and
     containers do, every start would compile logkb's sources again, which is not logkb's
     start-up). Beside it: ``python -c pass`` and ``import click``, the floor any click
-    command line starts from, and a short log with a finding, whose checklist is rendered."""
+    command line starts from, and a short log with a finding, whose checklist is rendered.
+    The commands run in the temporary folder, as in a user's project: in logkb's own checkout
+    every start would also parse its pyproject.toml, which names logkb, for settings."""
     import compileall
 
     import matcher
@@ -192,9 +195,9 @@ def startup(workdir: Path, runs: int) -> list[Timing]:
                          "python -c 'import click'": [sys.executable, "-c", "import click"],
                          "logkb scan (10 lines)": [*scan, str(log)],
                          "logkb scan (5 lines, a finding and its checklist)": [*scan, str(finding)]},
-                        runs, warmup=3, env=env)
+                        runs, warmup=3, env=env, cwd=workdir)
     cold = hyperfine({"logkb scan (10 lines), no cache": [*scan, str(log)]}, max(3, runs // 4), warmup=1,
-                     env={**env, "LOGKB_NO_CACHE": "1"})
+                     env={**env, "LOGKB_NO_CACHE": "1"}, cwd=workdir)
     return [*timings.values(), *cold.values()]
 
 
