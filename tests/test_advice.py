@@ -129,6 +129,13 @@ def test_validate_refuses_names_engine_outside_an_extractor(tmp_path: Path) -> N
     assert "no-available-memory.yaml" in result.output and "names_engine" in result.output
 
 
+def test_validate_refuses_continues_event_outside_an_extractor(tmp_path: Path) -> None:
+    result = validate_edited(tmp_path, "vllm/no-available-memory.yaml", "kind: problem\n",
+                             "kind: problem\ncontinues_event: true\n", "vllm.kv-cache.no-available-memory")
+    assert result.exit_code == 2
+    assert "no-available-memory.yaml" in result.output and "continues_event" in result.output
+
+
 def test_trtllm_runtime_buffer_failing_at_load_leads_with_smaller_build_limits() -> None:
     """cudaMallocAsync in tllmBuffers.h while Triton creates the model instance: that allocator
     holds runtime buffers and the KV pool, which the build limits size (the weights come from
@@ -267,15 +274,26 @@ references: [{url: "https://example.org"}]
 # -- the corrected advice -----------------------------------------------------------------
 
 
-def test_memory_fraction_cap_is_its_own_cause_in_the_warmup_with_tgi_fixes() -> None:
-    log = CORPUS / "tgi/torch.cuda.oom-memory-cap--huggingface-text-generation-inference-563.log"
+def test_the_async_allocators_wording_with_a_whole_card_limit_is_the_plain_oom_in_tgis_warmup() -> None:
+    """cudaMallocAsync says 'would exceed allowed memory' for every out-of-memory: a cap only
+    where its PyTorch limit is below the device limit (here both are 22.20 GiB)."""
+    got = report(CORPUS / "tgi/pytorch.cuda.oom--huggingface-text-generation-inference-563.log")
+    assert (got["root_cause"], got["phase"], got["engine"]) == ("pytorch.cuda.oom", "warmup", "tgi")
+    ids = [f["id"] for f in got["findings"][0]["fixes"]]
+    assert "smaller-batch-tgi" in ids[:2] and not any("cap" in i for i in ids)
+    assert not any(f["id"] == "pytorch.cuda.oom-memory-cap" for f in got["findings"])
+
+
+def test_the_async_allocators_wording_below_the_card_is_the_cap(tmp_path: Path) -> None:
+    log = tmp_path / "capped.log"  # CUDAMallocAsyncAllocator.cpp's lines, with a fraction of 0.5 on a 24 GiB card
+    log.write_text("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+                   "Currently allocated     : 11.55 GiB\nRequested               : 952.00 MiB\n"
+                   "Device limit            : 24.00 GiB\nFree (according to CUDA): 11.20 GiB\n"
+                   "PyTorch limit (set by user-supplied memory fraction)\n                        : 12.00 GiB\n")
     got = report(log)
-    assert (got["root_cause"], got["phase"], got["engine"]) == ("pytorch.cuda.oom-memory-cap", "warmup", "tgi")
-    finding = got["findings"][0]
-    cap = next(c for c in finding["checks"] if c["id"] == "cap-below-card")
-    assert cap["status"] == "pass" and "22.2 GiB" in cap["detail"]
-    assert [f["id"] for f in finding["fixes"]] == ["smaller-warmup-tgi"]
-    assert "other process" not in json.dumps(finding["fixes"])
+    assert got["root_cause"] == "pytorch.cuda.oom-memory-cap"
+    first = got["findings"][0]["fixes"][0]
+    assert first["id"] == "raise-cap-script" and "set_per_process_memory_fraction(0.53)" in first["change"]
 
 
 def test_memory_cap_fix_names_the_least_fraction_that_holds_the_failed_step() -> None:

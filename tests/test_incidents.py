@@ -489,7 +489,26 @@ FROM_NEW_BATCHES = [
     ("host/host.memory.alloc-failed--lllyasviel-Fooocus-2342.log", "host.memory.alloc-failed", "weight-loading", None),
     ("pytorch/pytorch.cuda.oom-weight-loading--chidiwilliams-buzz-439.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", None),
+    # batch AA
+    # a V1 traceback cut at run_engine_core's code line 'engine_core.run_busy_loop()'
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-27466.log", "pytorch.cuda.oom", "serving", "vllm"),
+    # ComfyUI's error report: a node of a running workflow raised
+    ("pytorch/pytorch.mps.oom--Comfy-Org-ComfyUI-7171.log", "pytorch.mps.oom", "serving", None),
+    # cudaMallocAsync's wording with no fraction set (PyTorch limit 2^64 bytes): the plain OOM, not the cap
+    ("pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-3278.log", "pytorch.cuda.oom", None, None),
+    # the same wording under TGI with an unset fraction, in the shard's weight loading
+    ("tgi/torch.cuda.oom-weight-loading--huggingface-text-generation-inference-574.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", "tgi"),
 ]
+
+
+def test_the_recurrent_state_cache_of_hybrid_models_fails_like_the_kv_cache(tmp_path):
+    """llama-memory-recurrent.cpp throws 'failed to allocate buffer for rs cache' where the KV
+    cache says 'kv cache' (Mamba, Qwen3-Next and Qwen3.5 keep both)."""
+    log = tmp_path / "rs.log"
+    log.write_text("llama_init_from_model: failed to initialize the context: failed to allocate buffer for rs cache\n")
+    (report,) = scan(log)
+    assert (report["root_cause"], report["phase"]) == ("llamacpp.gpu.alloc-failed", "kv-cache-allocation")
 
 
 def test_an_impossible_allocation_size_is_not_a_lack_of_memory():
@@ -634,3 +653,20 @@ def test_the_mps_checklist_checks_pytorchs_own_hint_against_the_numbers():
     (off,) = scan(CORPUS / "generated/pytorch-mps-oom-3.log")
     assert root(off)["id"] == "pytorch.mps.oom"
     assert "raise-watermark" not in [f["id"] for f in root(off)["fixes"]]
+
+
+def test_a_comfyui_workflow_received_marks_serving_and_loader_frames_still_mark_weight_loading(tmp_path):
+    received = "got prompt\n"
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of "
+           "23.64 GiB of which 512.00 MiB is free. Including non-PyTorch memory, this process has 23.12 GiB memory in use. "
+           "Of the allocated memory 22.50 GiB is allocated by PyTorch, and 128.00 MiB is reserved by PyTorch but "
+           "unallocated.\n")
+    sampling = tmp_path / "sampling.log"
+    sampling.write_text(received + oom)
+    assert scan(sampling)[0]["phase"] == "serving"
+    loading = tmp_path / "loading.log"
+    loading.write_text(received + "Traceback (most recent call last):\n"
+                       '  File "/ComfyUI/comfy/model_management.py", line 527, in load_models_gpu\n'
+                       "    loaded_model.model_load(lowvram_model_memory, force_patch_weights=force_patch_weights)\n" + oom)
+    assert scan(loading)[0]["phase"] == "weight-loading"
+

@@ -321,7 +321,8 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
             doc["id"].removeprefix("symptom."), tuple(spec.get("prefixes", [])),
             frozenset(spec.get("exception_types", []))))
     if kind == "extractor":
-        return FactExtractor(**common, names_engine=bool(doc.get("names_engine", False)))
+        return FactExtractor(**common, names_engine=bool(doc.get("names_engine", False)),
+                             continues_event=bool(doc.get("continues_event", False)))
     if kind == "phase-marker":
         return PhaseMarker(**common, enters_phase=doc["enters_phase"])
     return FrameMap(**common, enters_phase=doc["enters_phase"])

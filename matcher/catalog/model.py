@@ -299,12 +299,17 @@ class Signature:
     def requirement_holds(self, key: str | None, facts: Mapping[str, Any]) -> bool:
         """The ``requires`` at ``key`` (a pattern's, an owner rule's, the context's) over
         ``facts``; no condition holds, and one that needs a fact the log lacks does not."""
+        return self.requirement_state(key, facts) is True
+
+    def requirement_state(self, key: str | None, facts: Mapping[str, Any]) -> bool | None:
+        """Like :meth:`requirement_holds`, but None while the condition needs a fact that
+        ``facts`` lack (a later line of the same event may still give it)."""
         if key is None:
             return True
         try:
             return bool(self.expressions[key].evaluate(facts))
         except expr.Unknown:
-            return False
+            return None
 
     def version_in_range(self, engine: str, version: str) -> bool | None:
         """None when the signature says nothing about that engine or the version is unparsable."""
@@ -377,6 +382,7 @@ class FactExtractor(FactEntry):
     KIND: ClassVar[str] = "extractor"
 
     names_engine: bool = False  # a match names the log's engine (its own)
+    continues_event: bool = False  # its lines are details of the error event before them
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)

@@ -271,6 +271,9 @@ class RunScan:
             fact = self.scanner.signatures[index]
             if isinstance(fact, FactEntry):
                 self._fact(fact, hit.values, line_no, message.origin)
+                if isinstance(fact, FactExtractor) and fact.continues_event and self.event is not None:
+                    closing = False  # a detail line of the error before it (its values settle a requires)
+                    self.event.touch(line_no)
         if closing:
             self._close()
         problem = wrapper_only = False
@@ -449,8 +452,8 @@ class RunScan:
         frames = self.phases.recent_frames(line_no)
         if sig.has_context and not (self.engines.fits(sig) and self._context_holds(sig, hit.values, frames)):
             return False
-        if not self._wording_holds(sig, hit):
-            return False
+        if sig.requirement_state(hit.pattern.requires, {**self.run.facts, **hit.values}) is False:
+            return False  # a condition that needs a later line's fact waits for the event's end
         if hit.pattern.kill_report and self.event is not None and (self.event.exceptions or self.event.fatals):
             return False  # the process failed on its own first: its launcher killed it
         if hit.pattern.requires is None:
