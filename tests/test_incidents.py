@@ -499,6 +499,13 @@ FROM_NEW_BATCHES = [
     # the same wording under TGI with an unset fraction, in the shard's weight loading
     ("tgi/torch.cuda.oom-weight-loading--huggingface-text-generation-inference-574.log",
      "pytorch.cuda.oom-weight-loading", "weight-loading", "tgi"),
+    # batch AB
+    # a trainer's 'Epoch:[1/1](9300/70838) loss:1.703' progress line before the kill
+    ("pytorch/host.oom-killed--jingyaogong-minimind-208.log", "host.oom-killed", "serving", None),
+    # an RL trainer's 'Epoch:[1/1](2/19994), Reward:..., Loss:-0.0551' and PyTorch's newer allocator warning
+    ("pytorch/pytorch.cuda.oom--jingyaogong-minimind-845.log", "pytorch.cuda.oom", "serving", None),
+    # InvokeAI's model cache in _load_model, the host allocator refusing
+    ("pytorch/host.memory.alloc-failed--invoke-ai-InvokeAI-2182.log", "host.memory.alloc-failed", "weight-loading", None),
 ]
 
 
