@@ -149,7 +149,7 @@ def diagnose(logkb: str, log: Path) -> dict:
 
 # How a printed fix maps onto these programs: a new Run, or None where the program has no
 # equivalent of the change (a smaller model, an engine flag).
-def _apply(fix: dict, run: Run) -> tuple[Run | None, str]:
+def _apply(fix: dict, run: Run, log_text: str = "") -> tuple[Run | None, str]:
     change = fix.get("change") or ""
     if fix["id"] == "free-other-processes":
         return Run(run.workload, run.args, run.env), "the other process was stopped"
@@ -159,16 +159,12 @@ def _apply(fix: dict, run: Run) -> tuple[Run | None, str]:
     fraction = re.search(r"set_per_process_memory_fraction\([^)]*?(\d?\.\d+)\)", change)
     if fraction and run.workload == "capped":
         return Run(run.workload, {**run.args, "fraction": fraction[1]}, run.env, run.hold_share), f"fraction {fraction[1]}"
-    if run.workload == "train" and re.search(r"\bbatch size\b", change):
-        batch = int(run.args.get("batch") or 0) or _default_batch()
-        return Run(run.workload, {**run.args, "batch": str(batch // 2)}, run.env, run.hold_share), f"batch halved to {batch // 2}"
+    # The training loop prints the batch it chose ("batch N x W"); halve that.
+    batch = re.search(r"\bbatch (\d+) x \d+", log_text)
+    if run.workload == "train" and re.search(r"\bbatch size\b", change) and (batch or run.args.get("batch")):
+        half = int(batch[1] if batch else run.args["batch"]) // 2
+        return Run(run.workload, {**run.args, "batch": str(half)}, run.env, run.hold_share), f"batch halved to {half}"
     return None, "no equivalent in this program"
-
-
-def _default_batch() -> int:
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.get_device_properties(0).total_memory)"],
-                         capture_output=True, text=True, check=True).stdout
-    return int(1.3 * int(out) / (4 * 2 * 2 * 16384))
 
 
 def startup_ms(logkb: str, runs: int = 21) -> float:
@@ -235,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         result = {"case": case.name, "kind": case.kind, "program_exit": status, "seconds": round(time.perf_counter() - started, 1),
                   "held_gib": None if held is None else round(held, 2), "expected": case.root_cause, **seen}
         if case.kind == "failure" and seen["fixes"]:
-            rerun, applied = _apply(seen["fixes"][0], case.run)
+            rerun, applied = _apply(seen["fixes"][0], case.run, log.read_text(encoding="utf-8", errors="replace"))
             result["applied"] = applied
             if rerun is not None:
                 fixed_log = args.out / f"{case.name}.fixed.log"

@@ -120,6 +120,9 @@ def test_a_printed_fix_maps_onto_the_program_or_says_it_cannot() -> None:
     assert rerun.hold_share == 0 and applied == "the other process was stopped"
     rerun, applied = runs._apply({"id": "smaller-batch", "change": "Lower the batch size or the number"}, train)
     assert rerun.args["batch"] == "500" and rerun.hold_share == 0.9
+    printed = (GPU / "batch-too-large.log").read_text(encoding="utf-8")  # the loop chose its own batch
+    rerun, applied = runs._apply({"id": "smaller-batch", "change": "Lower the batch size"}, runs.Run("train"), printed)
+    assert applied == f"batch halved to {meta('batch-too-large')['first_fix']['applied'].split()[-1]}"
     rerun, _ = runs._apply({"id": "expandable-segments", "change": "Start with PYTORCH_ALLOC_CONF=expandable_segments:True in"},
                            runs.Run("fragment"))
     assert rerun.env == {"PYTORCH_ALLOC_CONF": "expandable_segments:True"}
