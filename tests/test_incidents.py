@@ -506,6 +506,9 @@ FROM_NEW_BATCHES = [
     ("pytorch/pytorch.cuda.oom--jingyaogong-minimind-845.log", "pytorch.cuda.oom", "serving", None),
     # InvokeAI's model cache in _load_model, the host allocator refusing
     ("pytorch/host.memory.alloc-failed--invoke-ai-InvokeAI-2182.log", "host.memory.alloc-failed", "weight-loading", None),
+    # batch AC
+    # Ollama's runner gave a request its cache slot, then an image's larger graph failed to reserve
+    ("ollama/llamacpp.gpu.alloc-failed--ollama-ollama-10753.log", "llamacpp.gpu.alloc-failed", "serving", None),
 ]
 
 
