@@ -509,6 +509,13 @@ FROM_NEW_BATCHES = [
     # batch AC
     # Ollama's runner gave a request its cache slot, then an image's larger graph failed to reserve
     ("ollama/llamacpp.gpu.alloc-failed--ollama-ollama-10753.log", "llamacpp.gpu.alloc-failed", "serving", None),
+    # batch AD
+    # ComfyUI's '!!! Exception during processing!!!' banner over PyTorch's bare CUDA error: not ggml's
+    ("pytorch/cuda.runtime.out-of-memory--Comfy-Org-ComfyUI-2829.log", "cuda.runtime.out-of-memory", "serving", None),
+    # XPU's message with a memory fraction in force ('8.27 GiB allowed;') is the cap, not the 4 GiB limit
+    ("pytorch/pytorch.cuda.oom-memory-cap--intel-torch-xpu-ops-2392.log", "pytorch.cuda.oom-memory-cap", None, None),
+    # a 16 GiB request with 16.07 GiB free is the plain out-of-memory, not the per-allocation limit
+    ("pytorch/pytorch.cuda.oom--intel-torch-xpu-ops-5046.log", "pytorch.cuda.oom", None, None),
 ]
 
 
