@@ -516,6 +516,9 @@ FROM_NEW_BATCHES = [
     ("pytorch/pytorch.cuda.oom-memory-cap--intel-torch-xpu-ops-2392.log", "pytorch.cuda.oom-memory-cap", None, None),
     # a 16 GiB request with 16.07 GiB free is the plain out-of-memory, not the per-allocation limit
     ("pytorch/pytorch.cuda.oom--intel-torch-xpu-ops-5046.log", "pytorch.cuda.oom", None, None),
+    # batch AE
+    # faster-whisper transcribing with its loaded model (generate_segments), CTranslate2's own OOM wording
+    ("pytorch/cuda.runtime.out-of-memory--jhj0517-Whisper-WebUI-560.log", "cuda.runtime.out-of-memory", "serving", None),
 ]
 
 
