@@ -423,7 +423,7 @@ class RunScan:
     def _symptom(self, sig: SymptomClass, hit: Hit, text: str, line_no: int, origin: str | None) -> None:
         from .symptoms import SymptomMatch
 
-        if not self._wording_holds(sig, hit):
+        if self._wording_state(sig, hit) is not True:  # a symptom's condition is settled at its line
             return
         event = self._event(line_no)
         event.keep(event.symptoms, (SymptomMatch(sig.symptom.name, hit.pattern.form),
@@ -452,7 +452,7 @@ class RunScan:
         frames = self.phases.recent_frames(line_no)
         if sig.has_context and not (self.engines.fits(sig) and self._context_holds(sig, hit.values, frames)):
             return False
-        if sig.requirement_state(hit.pattern.requires, {**self.run.facts, **hit.values}) is False:
+        if self._wording_state(sig, hit) is False:
             return False  # a condition that needs a later line's fact waits for the event's end
         if hit.pattern.kill_report and self.event is not None and (self.event.exceptions or self.event.fatals):
             return False  # the process failed on its own first: its launcher killed it
@@ -505,9 +505,12 @@ class RunScan:
             return OFF_RANGE_CONFIDENCE
         return 1.0
 
-    def _wording_holds(self, sig: Signature, hit: Hit) -> bool:
-        """A wording's own ``requires`` over the facts so far and its captures."""
-        return sig.requirement_holds(hit.pattern.requires, {**self.run.facts, **hit.values})
+    def _wording_state(self, sig: Signature, hit: Hit) -> bool | None:
+        """A wording's own ``requires`` over the facts so far and its captures: None while it
+        needs a fact no line has given yet."""
+        if hit.pattern.requires is None:
+            return True
+        return sig.requirement_state(hit.pattern.requires, {**self.run.facts, **hit.values})
 
     def _context_holds(self, sig: ProblemSignature, values: dict, frames: list[tuple[int, str]]) -> bool:
         if sig.context_phases and self.phases.phase in sig.context_phases:
