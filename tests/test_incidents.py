@@ -519,6 +519,14 @@ FROM_NEW_BATCHES = [
     # batch AE
     # faster-whisper transcribing with its loaded model (generate_segments), CTranslate2's own OOM wording
     ("pytorch/cuda.runtime.out-of-memory--jhj0517-Whisper-WebUI-560.log", "cuda.runtime.out-of-memory", "serving", None),
+    # batch H, looked into again: ggml's reservation after the allocation, then Ollama's next load
+    # request (a retry with fewer layers), which names an earlier step and does not replace it
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-13303.log", "llamacpp.gpu.alloc-failed", "warmup", None),
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-13029.log", "llamacpp.gpu.alloc-failed", "warmup", None),
+    # and a later step after it still does: the KV-cache update that asked for the compute buffers
+    ("llamacpp/llamacpp.cuda.alloc-failed--ggml-org-llama.cpp-11476.log", "llamacpp.gpu.alloc-failed", "serving", None),
+    # V0's AsyncLLMEngine: asyncio reports _log_task_completion re-raising the engine loop's error
+    ("vllm/torch.cuda.oom--vllm-project-vllm-13152.log", "pytorch.cuda.oom", "serving", None),
 ]
 
 

@@ -36,7 +36,7 @@ from ..prefilter import (
     small_input_engine,
 )
 from ..read import Chunk, ReadError, read_blocks
-from .context import FRAME_GAP, EngineTracker, PhaseTracker
+from .context import FRAME_GAP, EngineTracker, PhaseTracker, goes_back
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
@@ -63,6 +63,11 @@ def _provisional(phase: str | None, source: str) -> bool:
     markers, or it is the device check's, whose markers (devices found, backends initialised)
     only say that the next step had not yet printed its own."""
     return source in ("unknown", "followers") or (source == "marker" and phase == "device-check")
+
+
+def _follows(phase: str | None, source: str, marker: str) -> bool:
+    """Whether a marker after the error names its step (see :func:`_provisional`)."""
+    return _provisional(phase, source) and not (source == "followers" and goes_back(phase, marker))
 
 
 def _vetoed(sig: ProblemSignature, shown: set[str]) -> bool:
@@ -411,12 +416,14 @@ class RunScan:
         if event is not None and line_no <= event.last_line + FOLLOWERS_GAP:
             # Engines often name the step on the line after the error (llama.cpp prints the
             # allocation failure, then which buffer it was for, then the caller): an incident
-            # whose phase nothing decided takes the phase of the markers that follow it.
+            # whose phase nothing decided takes the phase of the markers that follow it. A later
+            # one may name a later step (ggml's reservation, then the KV-cache update that asked
+            # for it), never an earlier one: that is a retry starting (Ollama's next load request).
             for _, incident in event.hits.values():
-                if _provisional(incident.phase, incident.phase_source):
+                if _follows(incident.phase, incident.phase_source, phase):
                     incident.phase, incident.phase_source = phase, "followers"
             for _, seen in event.symptoms:  # and so does a symptom, before its owner is chosen
-                if _provisional(seen.phase, seen.phase_source):
+                if _follows(seen.phase, seen.phase_source, phase):
                     seen.phase, seen.phase_source = phase, "followers"
         self.phases.enter(phase, line_no)
 

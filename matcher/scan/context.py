@@ -17,6 +17,14 @@ from .lines import CONFIRM_CACHE, canonical_frame, confirm
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
+# The order in which a start-up passes through the phases, as the schema lists them.
+LIFECYCLE = ("device-check", "weight-loading", "memory-profiling", "kv-cache-allocation", "cudagraph-capture",
+             "warmup", "serving")
+
+
+def goes_back(phase: str | None, to: str) -> bool:
+    """True when ``to`` is a step that comes before ``phase`` in a start-up."""
+    return phase in LIFECYCLE and to in LIFECYCLE and LIFECYCLE.index(to) < LIFECYCLE.index(phase)
 
 # Source paths (in traceback frames, or in an error message) that show which engine is running.
 _FRAME_ENGINES = (
