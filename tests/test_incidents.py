@@ -527,6 +527,12 @@ FROM_NEW_BATCHES = [
     ("llamacpp/llamacpp.cuda.alloc-failed--ggml-org-llama.cpp-11476.log", "llamacpp.gpu.alloc-failed", "serving", None),
     # V0's AsyncLLMEngine: asyncio reports _log_task_completion re-raising the engine loop's error
     ("vllm/torch.cuda.oom--vllm-project-vllm-13152.log", "pytorch.cuda.oom", "serving", None),
+    # batch AF
+    # a remote rpc-server's buffer (RPC[host:port]) refused while the weights were placed
+    ("llamacpp/llamacpp.gpu.alloc-failed--geerlingguy-beowulf-ai-cluster-7.log", "llamacpp.gpu.alloc-failed",
+     "weight-loading", None),
+    # Megatron-LM's '[before the start of training step]' line: the DataLoader worker died in the loop
+    ("pytorch/host.oom-killed--NVIDIA-Megatron-LM-1657.log", "host.oom-killed", "serving", None),
 ]
 
 
