@@ -432,7 +432,7 @@ def test_an_ascend_out_of_memory_points_at_npu_smi_not_nvidia_smi() -> None:
     """torch_npu's message names the NPU: the fix that frees other processes names Ascend's
     device tool; a CUDA log's keeps nvidia-smi."""
     npu = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-ascend-1617.log")
-    cuda = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-3407.log")
+    cuda = report(CORPUS / "pytorch" / "pytorch.cuda.oom--huggingface-trl-5750.log")  # two processes listed
     for got, tool, other in ((npu, "npu-smi", "nvidia-smi"), (cuda, "nvidia-smi", "npu-smi")):
         fix = next(f for f in got["findings"][0]["fixes"] if f["id"] == "free-other-processes")
         assert tool in fix["change"] and other not in fix["change"], fix["change"]
@@ -548,3 +548,56 @@ def test_turbomind_out_of_memory_gets_lmdeploys_knobs_by_phase() -> None:
     fault = report(CORPUS / "pytorch/cuda.kernel.fault--InternLM-lmdeploy-1813.log")
     assert not {"turbomind-kv-share", "turbomind-smaller-weights"} & {
         fix["id"] for finding in fault["findings"] for fix in finding["fixes"]}
+
+
+def _check(log: Path, check_id: str) -> dict:
+    finding = report(log)["findings"][0]
+    return next(c for c in finding["checks"] if c["id"] == check_id)
+
+
+def test_the_only_process_pytorch_lists_is_this_one():
+    """In a container PyTorch cannot match its own PID, so a job alone on its GPU is listed as
+    'Process N has ... memory in use.': with that one line and no 'this process', the memory
+    is this job's, other processes hold none, and freeing them is not offered."""
+    log = CORPUS / "pytorch/pytorch.cuda.oom--black-forest-labs-flux-459.log"
+    text = log.read_text(encoding="utf-8")
+    assert "this process has" not in text and len(re.findall(r"Process \d+ has", text)) == 1
+    assert _check(log, "other-processes")["status"] == "pass"
+    assert "free-other-processes" not in fixes(log)
+
+
+def test_two_listed_processes_leave_this_ones_share_unknown():
+    """Two 'Process N has' lines and no 'this process': either may be this job, so the check
+    stays open and freeing memory stays a conditional fix."""
+    log = CORPUS / "pytorch/pytorch.cuda.oom--huggingface-trl-5750.log"
+    assert len(re.findall(r"Process \d+ has", log.read_text(encoding="utf-8"))) >= 2
+    assert _check(log, "other-processes")["status"] == "unknown"
+
+
+def test_a_llamacpp_failure_while_serving_leads_with_the_micro_batch():
+    """Weights and KV cache were placed at load; what grows while serving is the compute
+    buffers and ggml's pool, which follow the micro-batch (koboldcpp's --blasbatchsize)."""
+    log = CORPUS / "llamacpp/llamacpp.cuda.alloc-failed--LostRuins-koboldcpp-1711.log"
+    found = report(log)
+    assert (found["root_cause"], found["phase"]) == ("llamacpp.gpu.alloc-failed", "serving")
+    first = found["findings"][0]["fixes"][0]
+    assert first["id"] == "smaller-ubatch" and "--blasbatchsize" in first["change"]
+    loading = CORPUS / "llamacpp/llamacpp.gpu.alloc-failed--geerlingguy-beowulf-ai-cluster-7.log"
+    assert fixes(loading)[0] == "fewer-gpu-layers"
+
+
+def test_every_pair_names_a_corpus_log_with_the_same_root_cause():
+    """corpus/pairs: each failing log (and fixed log) exists, and the pair expects the root
+    cause its corpus sidecar expects."""
+    import yaml
+
+    pairs = sorted((CORPUS / "pairs").glob("*.yaml"))
+    assert len(pairs) >= 25
+    for path in pairs:
+        pair = yaml.safe_load(path.read_text(encoding="utf-8"))
+        failing = ROOT / pair["failing_log"]
+        sidecar = yaml.safe_load(failing.with_suffix(".yaml").read_text(encoding="utf-8"))
+        assert pair["expect_root_cause"] == sidecar["expect"]["root_cause"], path.name
+        assert pair["worked"]["knob"], path.name
+        if pair.get("fixed_log"):
+            assert (ROOT / pair["fixed_log"]).exists(), path.name
