@@ -601,3 +601,15 @@ def test_every_pair_names_a_corpus_log_with_the_same_root_cause():
         assert pair["worked"]["knob"], path.name
         if pair.get("fixed_log"):
             assert (ROOT / pair["fixed_log"]).exists(), path.name
+
+
+def test_vllms_process_tag_names_the_engine_of_a_log_that_shows_nothing_else_of_it():
+    """'(EngineCore pid=4108)' is a tag only vLLM gives its processes: the out-of-memory under
+    it gets vLLM's knobs (--max-num-seqs, --gpu-memory-utilization), not a plain script's."""
+    log = CORPUS / "vllm/pytorch.cuda.oom--LMCache-LMCache-3430.log"
+    text = log.read_text(encoding="utf-8")
+    assert text.startswith("(EngineCore pid=") and "vllm/" not in text
+    found = report(log)
+    assert found["engine"] == "vllm"
+    first = found["findings"][0]["fixes"][0]
+    assert first["id"] == "smaller-batch-vllm" and "--max-num-seqs" in first["change"]

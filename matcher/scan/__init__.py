@@ -238,6 +238,7 @@ class RunScan:
         text = message.text
         if message.origin is not None and message.origin.startswith("[Stage-") and len(self.run.stages) < MAX_PROCESSES:
             self.run.stages.add(message.origin)
+        self.engines.note_origin(message.origin)
         kinds = self.lines.kinds(candidate.anchors)
         event = self.event
         if event is not None and line_no > event.last_line + FRAME_GAP:

@@ -17,6 +17,7 @@ from .lines import CONFIRM_CACHE, canonical_frame, confirm
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
+MAX_ORIGINS = 256  # process tags looked at for the engine
 # The order in which a start-up passes through the phases, as the schema lists them.
 LIFECYCLE = ("device-check", "weight-loading", "memory-profiling", "kv-cache-allocation", "cudagraph-capture",
              "warmup", "serving")
@@ -33,6 +34,12 @@ _FRAME_ENGINES = (
     ("sglang", re.compile(r"[/\\]sglang[/\\]srt[/\\]")),
     ("tgi", re.compile(r"[/\\]text_generation_server[/\\]")),
     ("trtllm", re.compile(r"[/\\]tensorrt_llm[/\\]")),
+)
+# Process tags that only vLLM gives its processes (normalize.py takes them off as a line's
+# origin): the API server, the engine core, its workers by parallel rank, Ray's vLLM actors.
+_ORIGIN_ENGINES = (
+    ("vllm", re.compile(r"\((?:APIServer|EngineCore(?:_DP\d+|_\d+)?|Worker(?:_(?:DP|TP|PP|EP)\d+)+|VllmWorker(?:Process)?"
+                        r"|RayWorkerWrapper|StageEngineCoreProc\w*) ")),
 )
 
 
@@ -128,6 +135,7 @@ class EngineTracker:
 
     counts: dict[str, int] = field(default_factory=dict)
     named: str | None = None
+    _origins: set[str] = field(default_factory=set)
 
     def note(self, engine: str) -> None:
         if engine not in ("any", "linux", "cuda"):
@@ -138,6 +146,16 @@ class EngineTracker:
         (a C++ runtime's "(/app/tensorrt_llm/cpp/.../tllmBuffers.h:125)"): the engine's own path."""
         for engine, path in _FRAME_ENGINES:
             if path.search(text):
+                self.note(engine)
+                return
+
+    def note_origin(self, origin: str | None) -> None:
+        """A line's process tag, once per tag: '(EngineCore_DP0 pid=1)' is vLLM's."""
+        if origin is None or origin in self._origins or len(self._origins) >= MAX_ORIGINS:
+            return
+        self._origins.add(origin)
+        for engine, tag in _ORIGIN_ENGINES:
+            if tag.match(origin):
                 self.note(engine)
                 return
 
