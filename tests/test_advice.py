@@ -613,3 +613,18 @@ def test_vllms_process_tag_names_the_engine_of_a_log_that_shows_nothing_else_of_
     assert found["engine"] == "vllm"
     first = found["findings"][0]["fixes"][0]
     assert first["id"] == "smaller-batch-vllm" and "--max-num-seqs" in first["change"]
+
+
+def test_an_out_of_memory_with_the_card_half_free_points_at_a_limit_not_at_other_processes():
+    """PyTorch releases its cache and retries before it raises: 2.35 GiB free for a 20 MiB
+    request means something other than the card's memory refused it (the taggui thread's
+    expandable segments made it run), so that comes first; a full card keeps the check passing
+    and offers no such fix."""
+    log = CORPUS / "pytorch/pytorch.cuda.oom--jhc13-taggui-188.log"
+    assert _check(log, "free-exceeds-request")["status"] == "fail"
+    first = report(log)["findings"][0]["fixes"][0]
+    assert first["id"] == "find-the-limit" and "2.35 GiB free" in first["change"]
+    assert "expandable_segments:True" in first["change"]
+    full = CORPUS / "pytorch/pytorch.cuda.oom--black-forest-labs-flux-459.log"
+    assert _check(full, "free-exceeds-request")["status"] == "pass"
+    assert "find-the-limit" not in fixes(full)
