@@ -628,3 +628,8 @@ def test_an_out_of_memory_with_the_card_half_free_points_at_a_limit_not_at_other
     full = CORPUS / "pytorch/pytorch.cuda.oom--black-forest-labs-flux-459.log"
     assert _check(full, "free-exceeds-request")["status"] == "pass"
     assert "find-the-limit" not in fixes(full)
+    # PyTorch before 2.1 (its older message layout) has no expandable segments to offer
+    legacy = CORPUS / "pytorch/torch.cuda.oom--lm-sys-FastChat-2429.log"
+    assert "already allocated" in legacy.read_text(encoding="utf-8")
+    first = report(legacy)["findings"][0]["fixes"][0]
+    assert first["id"] == "find-the-limit" and "expandable" not in first["change"]
