@@ -471,10 +471,12 @@ class RunScan:
         if existing is not None:
             incident = existing[1]
             if line_no <= incident.last_line + 1 and incident.phase_source in ("marker", "followers") \
-                    and self.phases.phase and self.phases.phase != incident.phase and incident.phase != "serving":
+                    and self.phases.phase and self.phases.phase != incident.phase \
+                    and not goes_back(incident.phase, self.phases.phase):
                 # The same failure goes on over the next line, which names a later step
                 # (llama.cpp: cudaMalloc failed, then "failed to allocate compute pp buffers").
-                # Not while serving: a request's larger graph (an image) is reserved then too.
+                # Never an earlier one: while serving, a request's larger graph (an image) is
+                # reserved with the warmup's wording.
                 incident.phase, incident.phase_source = self.phases.phase, "followers"
         notes: list[str] = []
         confidence = self._version_confidence(sig, hit.pattern, notes)
