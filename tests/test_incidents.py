@@ -739,3 +739,13 @@ def test_llama_servers_full_kv_cache_is_a_warning_whose_fixes_use_the_slots_and_
     gate = subprocess.run([sys.executable, "-m", "matcher", "scan", str(log)], capture_output=True, check=False)
     assert gate.returncode == 0
 
+
+
+def test_ollamas_failed_to_create_context_suffix_is_explained_where_only_the_wrapper_shows():
+    """The client line alone ('error:failed to create context with model ...'): the wrapper stays
+    the root cause, and its first check says what that suffix means."""
+    (report,) = scan(CORPUS / "ollama/llamacpp.host.alloc-failed--ollama-ollama-6283.log")
+    finding = root(report)
+    assert finding["id"] == "ollama.runner.terminated"
+    check = next(c for c in finding["checks"] if c["id"] == "find-runner-error")
+    assert "'failed to create context with model' = llama.cpp could not allocate the context" in " ".join(check["look"].split())
