@@ -70,6 +70,9 @@ class Message:
     # quote) are added to every physical line, so a message split over lines carries them on
     # each piece and they say nothing about where a record starts.
     header: bool = False
+    # The raw line began with that header, nothing before it: a line that begins with the
+    # same bytes begins with a header too.
+    header_first: bool = False
 
 
 def normalize(line: str) -> str:
@@ -80,6 +83,7 @@ def normalize(line: str) -> str:
 def parse_line(line: str) -> Message:
     """The message of a line with what its wrapping said: the innermost process tag
     ("(EngineCore_DP0 pid=1)", "[rank0]:") and an error level."""
+    raw = line
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if "^[[" in line:
@@ -90,7 +94,8 @@ def parse_line(line: str) -> Message:
         line = _json_message(stripped, depth=0) or line
     if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters
         line = line[:-2]
-    origin, error_level, header = None, False, False
+    origin, error_level, header, header_first = None, False, False, False
+    first = raw.startswith(line)  # nothing was taken off its start (colour codes, JSON framing)
     while True:
         match = _PREFIXES.match(line)
         if match is None or not match.end():
@@ -98,6 +103,8 @@ def parse_line(line: str) -> Message:
         if match.group("level") or match.group("stamp") or match.group("supervisor") or match.group("export") \
                 or match.group("ggml_level") or match.group("uvicorn"):
             header = True
+            header_first = header_first or first
+        first = False
         if match.group("origin") or match.group("pid") or match.group("journal"):
             origin = (match.group("origin") or match.group("pid") or match.group("journal")).rstrip(":")
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
@@ -106,7 +113,7 @@ def parse_line(line: str) -> Message:
                 or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
             error_level = True
         line = line[match.end():]
-    return Message(line, origin, error_level or _logged_as_error(line), header)
+    return Message(line, origin, error_level or _logged_as_error(line), header, header_first)
 
 
 def _logged_as_error(message: str) -> bool:

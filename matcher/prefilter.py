@@ -33,7 +33,7 @@ LOOKAHEAD = WORKERS + 1  # blocks in flight: memory stays LOOKAHEAD x (block + i
 # loading its database (~2 ms), and both engines find the same candidates.
 SMALL_INPUT = 16 * 1024
 MATCH_WINDOW = 64 * 1024  # bytes of a very long line that reach the regexes
-FOLLOW_LINES = 3  # lines after a candidate that a wrapped message may continue on
+FOLLOW_LINES = 6  # lines after a candidate that a wrapped message may continue on
 FOLLOW_BYTES = 4096  # bytes of each such line that are read
 
 

@@ -80,10 +80,16 @@ def _wait_for(predicate, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
+def interruptible() -> None:
+    """In the child before it starts logkb: Ctrl-C reaches it even when the tests run where
+    SIGINT is ignored (a shell's background job passes that on to its children)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @LINUX
 def test_ctrl_c_on_scan_is_130_not_1():
     proc = subprocess.Popen([sys.executable, "-m", "matcher", "scan"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=interruptible)
     proc.stdin.write(KV.read_bytes())
     proc.stdin.flush()
     time.sleep(1.5)  # reading stdin, which stays open

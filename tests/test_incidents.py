@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from matcher.api import diagnose_path
+from matcher.api import diagnose_path, scanner
 from matcher.commands.watch import Session
 from matcher.read import read_chunks
 from matcher.report import file_dict
@@ -749,3 +749,48 @@ def test_ollamas_failed_to_create_context_suffix_is_explained_where_only_the_wra
     assert finding["id"] == "ollama.runner.terminated"
     check = next(c for c in finding["checks"] if c["id"] == "find-runner-error")
     assert "'failed to create context with model' = llama.cpp could not allocate the context" in " ".join(check["look"].split())
+
+
+def hard_wrapped(text: str, width: int) -> bytes:
+    """A log as a terminal ``width`` columns wide prints it: each line cut into pieces of
+    ``width`` characters, broken mid-word, the pieces without the line's prefix."""
+    pieces = [line[i:i + width] for line in text.splitlines() for i in range(0, max(len(line), 1), width)]
+    return ("\n".join(pieces) + "\n").encode("utf-8")
+
+
+@pytest.mark.parametrize(("log", "what"), [
+    # the wrap falls inside a frame's function name ('in fr' + 'om_pretrained'): only the whole
+    # name maps to weight loading
+    ("pytorch/pytorch.cuda.oom-weight-loading--Tencent-Hunyuan-HunyuanVideo-Avatar-25.log", "frame name"),
+    # a continuation that begins with the one space the wrap fell on
+    ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--QwenLM-Qwen3-16.log", "space-led piece"),
+    # 'ValueError: Fr' is short, but its line (with vLLM's header) filled the terminal; the
+    # frames' paths are wrapped too
+    ("vllm/vllm.startup.free-memory-below-utilization--noonghunna-club-3090-535.log", "short message"),
+    # NCCL's "Cuda failure 'out of m" + "emory'": a symptom class, read whole
+    ("nccl/cuda.runtime.out-of-memory--NVIDIA-nccl-1235.log", "symptom class"),
+    # an INFO line with no error word: "# GPU blocks: 0, # CPU block" + "s: 1638"
+    ("vllm/vllm.kv-cache.no-available-memory--EleutherAI-lm-evaluation-harness-2431.log", "no error word"),
+])
+def test_a_log_hard_wrapped_at_80_columns_keeps_its_diagnosis(log, what):
+    """Real corpus logs wrapped here as an 80-column terminal would (bench/wrapped.py
+    measures the whole corpus at several widths)."""
+    (raw,) = scan(CORPUS / log)
+    (wrapped,) = scan("-", stdin=hard_wrapped((CORPUS / log).read_text(encoding="utf-8"), 80))
+    assert (wrapped["root_cause"], wrapped["phase"]) == (raw["root_cause"], raw["phase"]), what
+
+
+def test_a_paste_that_lost_its_indentation_does_not_glue_the_source_line_to_its_frame():
+    """A frame line followed by its source line flush left, as a paste that lost the
+    indentation shows it, is no wrapped frame: the frame keeps its own function name; the
+    same frame hard-wrapped ('line 4,' + ' in load_model') is read whole. Made here from a
+    real log: its traceback, then the allocator's error after it, as CPython orders them."""
+    lines = (CORPUS / "pytorch/pytorch.cuda.oom-weight-loading--Tencent-Hunyuan-HunyuanVideo-Avatar-25.log") \
+        .read_text(encoding="utf-8").splitlines()
+    ordered = "\n".join(line.replace("[rank0]:", "").replace("[rank3]:", "") for line in [*lines[1:], lines[0]])
+    flattened = "\n".join(line.strip() for line in ordered.splitlines())
+    assert 'line 4, in load_model\nmodel = HYVideoDiffusionTransformer(' in flattened
+    for text in (flattened + "\n", hard_wrapped(ordered, 80).decode()):
+        run = scanner().run_lines(text.splitlines(keepends=True), "made-here")
+        (finding,) = [f for f in run.findings if f.id == "pytorch.cuda.oom-weight-loading"]
+        assert finding.frames[-1].endswith('line 4, in load_model'), finding.frames

@@ -53,6 +53,10 @@ def test_wrapping_names_the_process_and_the_error_level():
     assert (journal.origin, journal.header) == ("ollama[13938]", False)  # a transport prefix, on every line
     ggml = parse_line("[34169] 7.51.240.943 E CUDA error: out of memory")
     assert (ggml.origin, ggml.header, ggml.error_level) == ("[34169]", True, True)
+    assert not ggml.header_first  # the supervisor's tag came before the header
+    assert parse_line("INFO 10-28 11:14:52 distributed_gpu_executor.py:57] # GPU blocks: 0").header_first
+    compose = parse_line("tabbyapi-1  | 2025-03-14 11:05:29.634 ERROR:    torch.OutOfMemoryError: CUDA out of memory.")
+    assert compose.header and not compose.header_first  # every piece of a wrapped message begins with 'tabb'
     quoted = parse_line("▎ ValueError: To serve at least one request with the model's max seq len (196608),")
     assert quoted.text.startswith("ValueError: ")
     assert parse_line("▎").text == ""

@@ -27,7 +27,14 @@ WATCH = [sys.executable, "-m", "matcher", "watch", "--no-color"]
 
 
 def start(*args: str, stdin: int = subprocess.PIPE) -> subprocess.Popen:
-    return subprocess.Popen([*WATCH, *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    """logkb watch as a terminal starts it: Ctrl-C reaches it even when the tests themselves
+    run where SIGINT is ignored (a shell's background job passes that on to its children)."""
+    return subprocess.Popen([*WATCH, *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=interruptible)
+
+
+def interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def read_until(stream, done, what: str) -> bytes:

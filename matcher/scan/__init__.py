@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ..catalog import Catalog, FactEntry, FactExtractor, FrameMap, Pattern, PhaseMarker, ProblemSignature, Signature, SymptomClass
 from ..findings import MAX_PROCESSES, Finding, Incident, Run, group
-from ..normalize import parse_line
+from ..normalize import Message, parse_line
 from ..prefilter import (
     FOLLOW_BYTES,
     FOLLOW_LINES,
@@ -52,6 +52,9 @@ REJOINED_CONFIDENCE = 0.9  # a message read whole from wrapped pieces
 FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
 MIN_WRAPPED = 40
 MAX_WRAPPED = 4096  # a line this long was not wrapped by a terminal
+_DIAGNOSING = (ProblemSignature, SymptomClass)  # what a rejoined message is read whole for
+_FRAME_START = re.compile(r'\s*File "')  # CPython's frame line, whose end a terminal may have wrapped
+_COMPLETE_FRAME = re.compile(r'\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
 _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message  # a line shorter than this was not wrapped by a terminal
 
 
@@ -68,6 +71,11 @@ def _provisional(phase: str | None, source: str) -> bool:
 def _follows(phase: str | None, source: str, marker: str) -> bool:
     """Whether a marker after the error names its step (see :func:`_provisional`)."""
     return _provisional(phase, source) and not (source == "followers" and goes_back(phase, marker))
+
+
+def _width(raw: bytes) -> int:
+    """The characters of a raw line, as a terminal counts the columns it wrapped at."""
+    return len(raw.rstrip(b"\r").decode("utf-8", "replace"))
 
 
 def _vetoed(sig: ProblemSignature, shown: set[str]) -> bool:
@@ -253,13 +261,16 @@ class RunScan:
                 closing = False
             self.phases.start_traceback()
             self._event(line_no)
+        if kinds.frame and _FRAME_START.match(text):
+            text, continuation_lines = self._frame_rejoined(data, candidate, text, message)
+            self._joined_until = line_no + continuation_lines
         if kinds.frame and FRAME_LINE.match(text):
             self.phases.add_frame(line_no, text)
             self.engines.note_paths(text)
             event = self._event(line_no)
             event.frames = [f for _, f in self.phases.frames]
             event.frame_phase = self.phases.frame_phase
-            event.last_frame_line = line_no
+            event.last_frame_line = max(line_no, self._joined_until)
             return
         if kinds.source and self.event is not None and self.event.last_frame_line and \
                 (line_no == self.event.last_frame_line + 1 or text.startswith(IPYTHON_CALL)):
@@ -269,7 +280,7 @@ class RunScan:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
-        joined = self._rejoined(data, candidate, text, message.origin, hits)
+        joined = self._rejoined(data, candidate, text, message, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
@@ -326,33 +337,21 @@ class RunScan:
                 # CUDA error: ..."): the error is still uncatalogued, and the wrapper points at it.
                 event.keep(event.fatals, seen)
 
-    def _rejoined(self, data: bytes, candidate: Candidate, text: str, origin: str | None,
+    def _rejoined(self, data: bytes, candidate: Candidate, text: str, message: Message,
                   hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
         """A message a terminal hard-wrapped (or an engine split) over the next lines, or padded
         with runs of spaces inside it, read whole (and squeezed) when that finds a problem the
-        line alone does not show. Returns the text read, its hits and the number of
-        continuation lines it took."""
+        line alone does not show. Tried on a line long enough to have been wrapped (its
+        header counts: the terminal wrapped the whole line); an engine's own line breaks are
+        followed only from a line with an error word. Returns the text read, its hits and the
+        number of continuation lines it took."""
         signatures = self.scanner.signatures
         if any(isinstance(sig, ProblemSignature) and sig.id not in self.scanner.generic and not sig.has_context
                for sig in (signatures[i] for i, _ in hits)) \
-                or not MIN_WRAPPED <= len(text) <= MAX_WRAPPED or not GATE.search(text) \
+                or not MIN_WRAPPED <= candidate.end - candidate.start <= MAX_WRAPPED \
                 or message_window(candidate)[1] < candidate.end:
             return None
-        pieces: list[str] = []
-        position = candidate.end + 1
-        for _ in range(FOLLOW_LINES):
-            if position >= len(data):
-                break
-            newline = data.find(b"\n", position)
-            stop = len(data) if newline < 0 else newline
-            raw = data[position:min(stop, position + FOLLOW_BYTES)]
-            message = parse_line(raw.decode("utf-8", "replace"))
-            piece = message.text
-            if not piece.strip() or piece[:1].isspace() or message.header or message.origin not in (None, origin) \
-                    or is_exception(piece) or TRACEBACK in piece or FRAME_LINE.match(piece):
-                break  # a new record: its own header or another process's tag, a frame or an exception
-            pieces.append(piece)
-            position = stop + 1
+        pieces = self._continuation(data, candidate, message, wrapped_only=not GATE.search(text))
         if not pieces and _PADDING.search(text) is None:
             return None
         # Every shorter reading is a prefix of the longest one with the same glue, so the
@@ -362,7 +361,7 @@ class RunScan:
         engine = self.scanner.prefilter_for(None if self._large else SMALL_INPUT)
         anchored = frozenset().union(*(self.lines.anchored(t, engine)
                                        for t in {*longest, *(_PADDING.sub(" ", t) for t in longest)}))
-        if not any(isinstance(signatures[i], ProblemSignature) for i, _ in anchored):
+        if not any(isinstance(signatures[i], _DIAGNOSING) for i, _ in anchored):
             return None
         alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_only(piece, anchored)}
         for count in range(len(pieces), -1, -1):
@@ -370,9 +369,59 @@ class RunScan:
                 joined = text + glue + glue.join(pieces[:count])
                 for candidate in dict.fromkeys((joined, _PADDING.sub(" ", joined))):
                     found = self.lines.confirm_only(candidate, anchored)
-                    if any(isinstance(signatures[i], ProblemSignature) and i not in alone for i, _ in found):
+                    if any(isinstance(signatures[i], _DIAGNOSING) and i not in alone for i, _ in found):
                         return candidate, found, count
         return None
+
+    def _frame_rejoined(self, data: bytes, candidate: Candidate, text: str, message: Message) -> tuple[str, int]:
+        """A CPython frame line a terminal hard-wrapped, with the number of continuation lines
+        it took. It is read whole when only the whole is a frame (the wrap fell inside the
+        path), or when the wrap fell inside the function's name and only the whole name maps to
+        a step ('in fr' + 'om_pretrained'). A paste that lost its indentation puts the source
+        line unindented after the frame: that is no name's end, and the frame stays as it is."""
+        if message_window(candidate)[1] < candidate.end:
+            return text, 0
+        pieces = self._continuation(data, candidate, message, wrapped_only=True)
+        whole = FRAME_LINE.match(text) is not None
+        for count in range(1, len(pieces) + 1):
+            joined = text + "".join(pieces[:count])
+            if not whole and FRAME_LINE.match(joined):
+                return joined, count
+            if whole and _COMPLETE_FRAME.match(joined) and self.phases.phase_of(joined) not in (None, self.phases.phase_of(text)):
+                return joined, count
+        return text, 0
+
+    def _continuation(self, data: bytes, candidate: Candidate, message: Message, wrapped_only: bool) -> list[str]:
+        """The lines after a candidate that may continue it: a terminal's hard wrap (or an
+        engine's own line breaks) leaves them without a header or process tag, unindented or
+        led by the one space the wrap fell on. A header, another process's tag, an indented
+        line, a frame or an exception starts a new record. ``wrapped_only``: only a terminal's
+        wrap, whose every piece but the last is as wide as the first line, so a piece of
+        another width is the last. When the candidate's raw line begins with its logging
+        header, a line that begins with the same four bytes ('INFO', '2025') is known to be
+        the next record without parsing it."""
+        origin = message.origin
+        pieces: list[str] = []
+        position = candidate.end + 1
+        start = data[candidate.start:candidate.start + 4] if message.header_first else b""
+        width = _width(data[candidate.start:candidate.end]) if wrapped_only else 0
+        for _ in range(FOLLOW_LINES):
+            if position >= len(data) or data[position:position + 1] in b"\r\n\t" or data.startswith(b"  ", position) \
+                    or start and data.startswith(start, position):
+                break
+            newline = data.find(b"\n", position)
+            stop = len(data) if newline < 0 else newline
+            message = parse_line(data[position:min(stop, position + FOLLOW_BYTES)].decode("utf-8", "replace"))
+            piece = message.text
+            if not piece.strip() or piece[:2].isspace() or piece[:1] == "\t" or message.header \
+                    or message.origin not in (None, origin) or is_exception(piece) or TRACEBACK in piece \
+                    or FRAME_LINE.match(piece):
+                break
+            pieces.append(piece)
+            if width and _width(data[position:stop]) != width:
+                break
+            position = stop + 1
+        return pieces
 
     def _event(self, line_no: int) -> Event:
         if self.event is None:

@@ -79,6 +79,10 @@ class PhaseTracker:
         if phase is not None:
             self.frame_phase = phase
 
+    def phase_of(self, frame_line: str) -> str | None:
+        """The phase a frame line shows, without adding it to the traceback."""
+        return self._phase_of_frame(canonical_frame(frame_line))
+
     def add_source(self, text: str) -> None:
         """The code line a frame was executing: a call it names (``from_pretrained(``,
         ``.generate(``) shows the step even where the frame's own function is the user's."""
