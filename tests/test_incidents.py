@@ -303,6 +303,24 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AI
+    # three bindings raising llama_decode's 'no KV slot' return in their own words (Python, C#, Node)
+    ("llamacpp/llamacpp.kv-cache.no-slot-for-batch--JamePeng-llama-cpp-python-70.log",
+     "llamacpp.kv-cache.no-slot-for-batch", "serving", None),
+    ("llamacpp/llamacpp.kv-cache.no-slot-for-batch--SciSharp-LLamaSharp-660.log",
+     "llamacpp.kv-cache.no-slot-for-batch", "serving", None),
+    ("llamacpp/llamacpp.kv-cache.no-slot-for-batch--langchain-ai-langchainjs-5481.log",
+     "llamacpp.kv-cache.no-slot-for-batch", "serving", None),
+    # Triton's launcher: 'Triton Error [CUDA]: out of memory' inside an asyncio task's repr
+    ("pytorch/cuda.runtime.out-of-memory--ModelTC-LightLLM-171.log", "cuda.runtime.out-of-memory", "serving", None),
+    # LocalAI's 'could not load model (no success): ...OutOfMemoryError' in its API's error object
+    ("pytorch/pytorch.cuda.oom-weight-loading--mudler-LocalAI-2126.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # latent diffusion's 'DiffusionWrapper has N M params.' before a bare 'Killed'
+    ("host/host.oom-killed--AUTOMATIC1111-stable-diffusion-webui-1863.log", "host.oom-killed", "weight-loading", None),
+    # DeepSpeed's 'rank: 0 loading checkpoint:' before the CPU allocator's refusal
+    ("pytorch/host.memory.alloc-failed--Xirider-finetune-gpt2xl-4.log", "host.memory.alloc-failed", "weight-loading",
+     None),
     # batch I
     # llama-server's per-request slot lines: the kill came while it served
     ("llamacpp/host.oom-killed--ggml-org-llama.cpp-20509.log", "host.oom-killed", "serving", None),
@@ -794,3 +812,36 @@ def test_a_paste_that_lost_its_indentation_does_not_glue_the_source_line_to_its_
         run = scanner().run_lines(text.splitlines(keepends=True), "made-here")
         (finding,) = [f for f in run.findings if f.id == "pytorch.cuda.oom-weight-loading"]
         assert finding.frames[-1].endswith('line 4, in load_model'), finding.frames
+
+
+def test_a_bindings_no_kv_slot_gets_the_bindings_knobs_and_the_engines_hint_checked(tmp_path):
+    """llama_decode's return 1 raised by a binding: the fixes name where the application sets
+    n_ctx (doubled from the context line when the log has one), and the batch-size hint of
+    llama.h's own message says when it cannot help. Made here: llama.cpp's context line of one
+    real corpus log, then the LLamaSharp error line of another."""
+    context = next(line for line in (CORPUS / "healthy/healthy-ollama--MemTensor-MemOS-103.log")
+                   .read_text(encoding="utf-8").splitlines() if line.startswith("llama_context: n_ctx "))
+    error = (CORPUS / "llamacpp/llamacpp.kv-cache.no-slot-for-batch--SciSharp-LLamaSharp-660.log") \
+        .read_text(encoding="utf-8").splitlines()[0]
+    log = tmp_path / "app.log"
+    log.write_text(f"{context}\n{error}\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "--no-color", str(log)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 1
+    assert "ROOT CAUSE  llamacpp.kv-cache.no-slot-for-batch" in done.stdout
+    text = " ".join(done.stdout.split())  # the report wraps its lines
+    assert "n_ctx 4096 (was 2048)" in text and "LLamaSharp ModelParams.ContextSize" in text
+    assert "when the context is full, a smaller batch fails the same way" in text
+
+
+@pytest.mark.parametrize("line", [
+    # Triton's NVIDIA launcher: PyErr_Format(PyExc_RuntimeError, "Triton Error [CUDA]: %s", cuGetErrorString)
+    "RuntimeError: Triton Error [CUDA]: out of memory",
+    # its AMD launcher: "%s Code: %d, Messsage: %s" after the prefix "Triton Error [HIP]: "
+    "RuntimeError: Triton Error [HIP]:  Code: 2, Messsage: out of memory",
+])
+def test_tritons_launcher_out_of_memory_is_a_runtime_out_of_memory(line):
+    """The two forms of Triton's driver check, filled in from its source templates."""
+    (report,) = scan("-", stdin=(line + "\n").encode())
+    assert report["root_cause"] == "cuda.runtime.out-of-memory"
+    assert root(report)["tier"] == "class"
