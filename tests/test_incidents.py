@@ -303,6 +303,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AJ
+    # HAMi's vGPU cap ('Device 0 OOM <needed> / <limit>') before PyTorch's 'unrecognized error code'
+    ("pytorch/cuda.runtime.out-of-memory--Project-HAMi-HAMi-662.log", "cuda.runtime.out-of-memory", "serving", None),
     # batch AI
     # three bindings raising llama_decode's 'no KV slot' return in their own words (Python, C#, Node)
     ("llamacpp/llamacpp.kv-cache.no-slot-for-batch--JamePeng-llama-cpp-python-70.log",
@@ -845,3 +848,15 @@ def test_tritons_launcher_out_of_memory_is_a_runtime_out_of_memory(line):
     (report,) = scan("-", stdin=(line + "\n").encode())
     assert report["root_cause"] == "cuda.runtime.out-of-memory"
     assert root(report)["tier"] == "class"
+
+
+def test_a_gpu_sharing_layers_cap_sizes_the_pods_share_from_its_numbers():
+    """HAMi-core's own line carries what the container would hold and its limit: the first fix
+    asks for a share above the first, and names the limit, not other processes."""
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "--no-color",
+                           str(CORPUS / "pytorch/cuda.runtime.out-of-memory--Project-HAMi-HAMi-662.log")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    text = " ".join(done.stdout.split("Fix, in this order")[1].split())
+    assert text.startswith("1. Give the container a larger share of the GPU")
+    assert "nvidia.com/gpumem: 4096 (MiB)" in text and "HAMi's limit for the container is 2.93 GiB" in text
