@@ -258,8 +258,10 @@ PHASE_FROM_CONTEXT = [
     # arrowed line of a notebook cell
     ("pytorch/torch.cuda.oom-weight-loading--hiyouga-llamafactory-9510.log", "pytorch.cuda.oom-weight-loading",
      "weight-loading", "frames"),
-    ("pytorch/torch.cuda.oom--oobabooga-textgen-963.log", "pytorch.cuda.oom", "serving", "frames"),
     ("pytorch/torch.cuda.oom--thushv89-tutorials_deeplearninghero-1.log", "pytorch.cuda.oom", "serving", "frames"),
+    # a line the program prints right after the error names the step: text-generation-webui's
+    # 'Output generated in' (its frames below, generate_with_callback, agree)
+    ("pytorch/torch.cuda.oom--oobabooga-textgen-963.log", "pytorch.cuda.oom", "serving", "followers"),
 ]
 
 
@@ -303,6 +305,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AK
+    # ComfyUI's frontend error report instead of the console
+    ("pytorch/pytorch.cuda.oom--kijai-ComfyUI-FluxTrainer-184.log", "pytorch.cuda.oom", None, None),
+    # text-generation-webui's 'Output generated in' after the traceback: serving
+    ("pytorch/pytorch.cuda.oom--oobabooga-textgen-1041.log", "pytorch.cuda.oom", "serving", None),
+    # XLA out of a TPU core's VMEM while compiling: not a lack of device memory
+    ("vllm/nomatch-vllm--vllm-project-tpu-inference-2803-2.log", "uncatalogued", None, None),
     # batch AJ
     # HAMi's vGPU cap ('Device 0 OOM <needed> / <limit>') before PyTorch's 'unrecognized error code'
     ("pytorch/cuda.runtime.out-of-memory--Project-HAMi-HAMi-662.log", "cuda.runtime.out-of-memory", "serving", None),
@@ -860,3 +869,17 @@ def test_a_gpu_sharing_layers_cap_sizes_the_pods_share_from_its_numbers():
     text = " ".join(done.stdout.split("Fix, in this order")[1].split())
     assert text.startswith("1. Give the container a larger share of the GPU")
     assert "nvidia.com/gpumem: 4096 (MiB)" in text and "HAMi's limit for the container is 2.93 GiB" in text
+
+
+def test_a_segment_cuda_refused_under_wsl_is_not_answered_with_a_larger_dev_shm():
+    """vLLM relays NCCL's ncclUnhandledCudaError before 'Error while creating shared memory
+    segment': CUDA refused to register the segment, so the checklist says /dev/shm had room
+    and the first fix disables the shared-memory transport instead of enlarging it."""
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "--no-color",
+                           str(CORPUS / "vllm/nccl.shm.insufficient--microsoft-WSL-12467.log")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    text = " ".join(done.stdout.split())
+    assert "[FAIL] Did CUDA refuse a segment that /dev/shm did hold?" in text
+    assert "1. Disable the NCCL shared-memory transport change: NCCL_SHM_DISABLE=1" in text
+    assert "--shm-size" not in text
