@@ -50,12 +50,12 @@ __all__ = ["FRAME_GAP", "Finding", "Incident", "Run", "RunScan", "Scanner"]
 
 REJOINED_CONFIDENCE = 0.9  # a message read whole from wrapped pieces
 FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
-MIN_WRAPPED = 40
+MIN_WRAPPED = 40  # a raw line shorter than this was not wrapped by a terminal
 MAX_WRAPPED = 4096  # a line this long was not wrapped by a terminal
 _DIAGNOSING = (ProblemSignature, SymptomClass)  # what a rejoined message is read whole for
 _FRAME_START = re.compile(r'\s*File "')  # CPython's frame line, whose end a terminal may have wrapped
 _COMPLETE_FRAME = re.compile(r'\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
-_PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message  # a line shorter than this was not wrapped by a terminal
+_PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message
 
 
 NOT_A_LACK_OF_MEMORY = "gpu-fault"  # a symptom class that rules out a memory diagnosis on its line
@@ -76,6 +76,12 @@ def _follows(phase: str | None, source: str, marker: str) -> bool:
 def _width(raw: bytes) -> int:
     """The characters of a raw line, as a terminal counts the columns it wrapped at."""
     return len(raw.rstrip(b"\r").decode("utf-8", "replace"))
+
+
+def _may_be_wrapped(candidate: Candidate) -> bool:
+    """A raw line as long as a terminal's width (its header counts: the terminal wrapped the
+    whole line), whole within the regexes' window."""
+    return MIN_WRAPPED <= candidate.end - candidate.start <= MAX_WRAPPED and message_window(candidate)[1] >= candidate.end
 
 
 def _vetoed(sig: ProblemSignature, shown: set[str]) -> bool:
@@ -347,9 +353,7 @@ class RunScan:
         number of continuation lines it took."""
         signatures = self.scanner.signatures
         if any(isinstance(sig, ProblemSignature) and sig.id not in self.scanner.generic and not sig.has_context
-               for sig in (signatures[i] for i, _ in hits)) \
-                or not MIN_WRAPPED <= candidate.end - candidate.start <= MAX_WRAPPED \
-                or message_window(candidate)[1] < candidate.end:
+               for sig in (signatures[i] for i, _ in hits)) or not _may_be_wrapped(candidate):
             return None
         pieces = self._continuation(data, candidate, message, wrapped_only=not GATE.search(text))
         if not pieces and _PADDING.search(text) is None:
@@ -379,15 +383,16 @@ class RunScan:
         path), or when the wrap fell inside the function's name and only the whole name maps to
         a step ('in fr' + 'om_pretrained'). A paste that lost its indentation puts the source
         line unindented after the frame: that is no name's end, and the frame stays as it is."""
-        if message_window(candidate)[1] < candidate.end:
+        if not _may_be_wrapped(candidate):
             return text, 0
         pieces = self._continuation(data, candidate, message, wrapped_only=True)
         whole = FRAME_LINE.match(text) is not None
+        shown = self.phases.phase_of(text) if whole and pieces else None
         for count in range(1, len(pieces) + 1):
             joined = text + "".join(pieces[:count])
             if not whole and FRAME_LINE.match(joined):
                 return joined, count
-            if whole and _COMPLETE_FRAME.match(joined) and self.phases.phase_of(joined) not in (None, self.phases.phase_of(text)):
+            if whole and _COMPLETE_FRAME.match(joined) and self.phases.phase_of(joined) not in (None, shown):
                 return joined, count
         return text, 0
 
