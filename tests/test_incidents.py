@@ -801,11 +801,21 @@ def hard_wrapped(text: str, width: int) -> bytes:
     ("nccl/cuda.runtime.out-of-memory--NVIDIA-nccl-1235.log", "symptom class"),
     # an INFO line with no error word: "# GPU blocks: 0, # CPU block" + "s: 1638"
     ("vllm/vllm.kv-cache.no-available-memory--EleutherAI-lm-evaluation-harness-2431.log", "no error word"),
+    # Ollama's wrapper matches the first piece ('runner process has terminated: ... unable to
+    # alloc'); the whole line shows the native error it wraps ('ate CUDA0 buffer')
+    ("ollama/llamacpp.gpu.alloc-failed--ollama-ollama-8910.log", "behind a wrapper"),
+    # the wrap cuts the literal the prefilter looks for ('... not eno' + 'ugh KV cache space.'):
+    # the line holding its first half is read on
+    ("vllm/vllm.runtime.preemption--vllm-project-vllm-546.log", "anchor cut, first half"),
+    # 'Watchdog' + ' caught collective operation timeout: ...': the line holding the second
+    # half is no candidate's continuation, so the line before it is read through it
+    ("nccl/nccl.watchdog.timeout--NVIDIA-nccl-1409.log", "anchor cut, second half"),
 ])
 def test_a_log_hard_wrapped_at_80_columns_keeps_its_diagnosis(log, what):
     """Real corpus logs wrapped here as an 80-column terminal would (bench/wrapped.py
     measures the whole corpus at several widths)."""
     (raw,) = scan(CORPUS / log)
+    assert raw["root_cause"] not in (None, "uncatalogued")
     (wrapped,) = scan("-", stdin=hard_wrapped((CORPUS / log).read_text(encoding="utf-8"), 80))
     assert (wrapped["root_cause"], wrapped["phase"]) == (raw["root_cause"], raw["phase"]), what
 

@@ -40,7 +40,7 @@ from .context import FRAME_GAP, EngineTracker, PhaseTracker, goes_back
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
-from .lines import FRAME_LINE, GATE, IPYTHON_CALL, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
+from .lines import DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -52,7 +52,6 @@ REJOINED_CONFIDENCE = 0.9  # a message read whole from wrapped pieces
 FOLLOWERS_GAP = 3  # lines after an event within which a phase marker still names its step
 MIN_WRAPPED = 40  # a raw line shorter than this was not wrapped by a terminal
 MAX_WRAPPED = 4096  # a line this long was not wrapped by a terminal
-_DIAGNOSING = (ProblemSignature, SymptomClass)  # what a rejoined message is read whole for
 _FRAME_START = re.compile(r'\s*File "')  # CPython's frame line, whose end a terminal may have wrapped
 _COMPLETE_FRAME = re.compile(r'\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
 _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message
@@ -203,6 +202,7 @@ class RunScan:
         self.found: set[str] = set()
         self.last_line = 0
         self._joined_until = 0  # lines up to here were read as part of a rejoined message
+        self._candidate_line = 0  # the last candidate line handled
         self._gated_seen = 0
         self._last_incident = 0
         self._last_candidate: tuple[int, str, frozenset[tuple[int, int]], str | None] | None = None
@@ -241,11 +241,20 @@ class RunScan:
 
     # -- one candidate line ---------------------------------------------------------------
 
-    def _line(self, data: bytes, candidate: Candidate, line_no: int) -> None:
+    def _line(self, data: bytes, candidate: Candidate, line_no: int, read_back: bool = True) -> None:
         if line_no <= self._joined_until:
             return
+        after_candidate, self._candidate_line = self._candidate_line == line_no - 1, line_no
+        kinds = self.lines.kinds(candidate.anchors)
         start, end = message_window(candidate)
         message = self.lines.message(data[start:end])
+        rejoined = None
+        if kinds.split_only:
+            rejoined = None if message is None else self._rejoined(data, candidate, message.text, message, [])
+            if rejoined is None:
+                if read_back and not after_candidate and candidate.start > 0:
+                    self._line_before(data, candidate, line_no)
+                return
         if message is None:
             self.run.prompt_lines_skipped += 1
             return
@@ -253,7 +262,6 @@ class RunScan:
         if message.origin is not None and message.origin.startswith("[Stage-") and len(self.run.stages) < MAX_PROCESSES:
             self.run.stages.add(message.origin)
         self.engines.note_origin(message.origin)
-        kinds = self.lines.kinds(candidate.anchors)
         event = self.event
         if event is not None and line_no > event.last_line + FRAME_GAP:
             self._close()
@@ -286,7 +294,7 @@ class RunScan:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
-        joined = self._rejoined(data, candidate, text, message, hits)
+        joined = rejoined or self._rejoined(data, candidate, text, message, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
@@ -353,7 +361,7 @@ class RunScan:
         number of continuation lines it took."""
         signatures = self.scanner.signatures
         if any(isinstance(sig, ProblemSignature) and sig.id not in self.scanner.generic and not sig.has_context
-               for sig in (signatures[i] for i, _ in hits)) or not _may_be_wrapped(candidate):
+               and not sig.wrapper for sig in (signatures[i] for i, _ in hits)) or not _may_be_wrapped(candidate):
             return None
         pieces = self._continuation(data, candidate, message, wrapped_only=not GATE.search(text))
         if not pieces and _PADDING.search(text) is None:
@@ -365,7 +373,7 @@ class RunScan:
         engine = self.scanner.prefilter_for(None if self._large else SMALL_INPUT)
         anchored = frozenset().union(*(self.lines.anchored(t, engine)
                                        for t in {*longest, *(_PADDING.sub(" ", t) for t in longest)}))
-        if not any(isinstance(signatures[i], _DIAGNOSING) for i, _ in anchored):
+        if not any(isinstance(signatures[i], DIAGNOSING) for i, _ in anchored):
             return None
         alone = {i for i, _ in hits} | {i for piece in pieces for i, _ in self.lines.confirm_only(piece, anchored)}
         for count in range(len(pieces), -1, -1):
@@ -373,9 +381,17 @@ class RunScan:
                 joined = text + glue + glue.join(pieces[:count])
                 for candidate in dict.fromkeys((joined, _PADDING.sub(" ", joined))):
                     found = self.lines.confirm_only(candidate, anchored)
-                    if any(isinstance(signatures[i], _DIAGNOSING) and i not in alone for i, _ in found):
+                    if any(isinstance(signatures[i], DIAGNOSING) and i not in alone for i, _ in found):
                         return candidate, found, count
         return None
+
+    def _line_before(self, data: bytes, candidate: Candidate, line_no: int) -> None:
+        """A line that holds the second half of an anchor: a terminal's wrap may have cut the
+        anchor after the line before, which was no candidate. That line is read (and read on
+        through this one) as a candidate of its own."""
+        start = data.rfind(b"\n", 0, candidate.start - 1) + 1
+        self._line(data, Candidate(start, candidate.start - 1, set(), start), line_no - 1, read_back=False)
+        self._candidate_line = line_no
 
     def _frame_rejoined(self, data: bytes, candidate: Candidate, text: str, message: Message) -> tuple[str, int]:
         """A CPython frame line a terminal hard-wrapped, with the number of continuation lines

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import facts as factlib
-from ..catalog import CompiledRegex, FactEntry, FrameMap, LazyRegex, Pattern, Signature
+from ..catalog import CompiledRegex, FactEntry, FrameMap, LazyRegex, Pattern, ProblemSignature, Signature, SymptomClass
 from ..normalize import ERRORISH_WORDS, Message, parse_line
 from ..redact import prompt_free
 from ..prefilter import Anchor, Prefilter
@@ -69,6 +69,10 @@ class Target:
     frame: bool = False
     source: bool = False  # a frame map's literal: on the code line under a frame, it may name the step
     gate: bool = False
+    half: bool = False  # half of a long pattern anchor (see :func:`halves`)
+
+    def half_only(self) -> bool:
+        return self.half and not (self.patterns or self.traceback or self.frame or self.source or self.gate)
 
 
 @dataclass(repr=False, eq=False)
@@ -95,6 +99,8 @@ class AnchorIndex:
                 for literal in pattern.anchors:
                     for form in (literal, *json_forms(literal)):
                         self._target(form.encode("utf-8"), pattern.ignore_case).patterns.add((i, j))
+                    for half in halves(literal) if isinstance(sig, DIAGNOSING) else ():
+                        self._target(half.encode("utf-8"), pattern.ignore_case).half = True
         for form in (TRACEBACK, *json_forms(TRACEBACK)):
             self._target(form.encode(), False).traceback = True
         for frame in FRAMES:
@@ -130,6 +136,9 @@ class LineKinds:
     source: bool
     gate: bool
     wanted: frozenset[tuple[int, int]]
+    # Only halves of anchors: the line is read when a terminal's wrap cut an anchor there and
+    # the rest follows on the next lines, and is otherwise no candidate at all.
+    split_only: bool
 
 
 class LineMatcher:
@@ -144,7 +153,7 @@ class LineMatcher:
         targets = [self.index.targets[i] for i in anchors]
         return LineKinds(any(t.traceback for t in targets), any(t.frame for t in targets),
                          any(t.source for t in targets), any(t.gate for t in targets),
-                         frozenset().union(*(t.patterns for t in targets)))
+                         frozenset().union(*(t.patterns for t in targets)), all(t.half_only() for t in targets))
 
     def message(self, raw: bytes) -> Message | None:
         """The parsed message of a raw line with any prompt text cut out; None for a request
@@ -214,6 +223,21 @@ class LineMatcher:
     def confirm_only(self, text: str, wanted: frozenset[tuple[int, int]]) -> list[tuple[int, Hit]]:
         """The hits of ``wanted`` patterns on a text, not memoised (rejoined texts rarely repeat)."""
         return self._confirm_all(text, wanted) if wanted else []
+
+
+# An anchor this long is also looked for by its halves (shorter halves occur on healthy lines);
+# only the anchors of entries that diagnose: each literal costs the prefilter some speed.
+MIN_SPLIT_ANCHOR = 24
+DIAGNOSING = (ProblemSignature, SymptomClass)  # entries that diagnose (a rejoined message is read for them)
+
+
+def halves(literal: str) -> tuple[str, ...]:
+    """The two halves of a long anchor, overlapping by a character when its length is odd:
+    wherever a terminal's wrap cuts the anchor in two, one of its pieces holds a half whole,
+    so the line is still a candidate (and read on, or back, for the rest)."""
+    if len(literal) < MIN_SPLIT_ANCHOR:
+        return ()
+    return literal[:(len(literal) + 1) // 2], literal[len(literal) // 2:]
 
 
 def json_forms(literal: str) -> list[str]:
