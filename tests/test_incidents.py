@@ -305,6 +305,15 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AL
+    # CTranslate2's CPU allocator (mkl_malloc) under faster-whisper: host memory, in the
+    # model's constructor and in a transcription
+    ("host/host.memory.alloc-failed--Purfview-whisper-standalone-win-511.log", "host.memory.alloc-failed", "weight-loading", None),
+    ("host/host.memory.alloc-failed--WEIFENG2333-VideoCaptioner-428.log", "host.memory.alloc-failed", "serving", None),
+    # whisper.cpp's weights buffer, in JSON lines of a Rust tracing subscriber
+    ("llamacpp/llamacpp.gpu.alloc-failed--thewh1teagle-vibe-422.log", "llamacpp.gpu.alloc-failed", "weight-loading", None),
+    # Xinference's 'Failed to launch model' around PyTorch's out-of-memory
+    ("pytorch/pytorch.cuda.oom-weight-loading--xorbitsai-inference-3303.log", "pytorch.cuda.oom-weight-loading", "weight-loading", None),
     # batch AK
     # ComfyUI's frontend error report instead of the console
     ("pytorch/pytorch.cuda.oom--kijai-ComfyUI-FluxTrainer-184.log", "pytorch.cuda.oom", None, None),
@@ -608,6 +617,16 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_whisper_cpp_out_of_gpu_memory_gets_whisper_s_own_fixes_not_llama_cpp_s_layers():
+    """whisper.cpp puts the whole model on one GPU: no '-ngl' fix, and the first fix names a
+    smaller model or whisper.cpp's own --no-gpu."""
+    (report,) = scan(CORPUS / "llamacpp/llamacpp.gpu.alloc-failed--thewh1teagle-vibe-422.log")
+    fixes = root(report)["fixes"]
+    assert fixes[0]["id"] == "whisper-smaller-or-cpu"
+    assert "--no-gpu" in fixes[0]["change"]
+    assert "fewer-gpu-layers" not in [fix["id"] for fix in fixes]
 
 
 def test_nccls_failed_malloc_after_an_invalid_argument_is_not_a_lack_of_memory():
