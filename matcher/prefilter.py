@@ -61,6 +61,12 @@ def message_window(candidate: Candidate) -> tuple[int, int]:
     return start, end
 
 
+def last_line(block: bytes) -> bytes:
+    """The last line of a block, without its newline."""
+    end = len(block) - 1 if block.endswith(b"\n") else len(block)
+    return block[block.rfind(b"\n", 0, end) + 1:end]
+
+
 class Prefilter(Protocol):
     name: str
     releases_gil: bool

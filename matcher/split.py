@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .prefilter import FOLLOW_BYTES, FOLLOW_LINES, Anchor, Candidate, Prefilter, make_prefilter, message_window
+from .prefilter import FOLLOW_BYTES, FOLLOW_LINES, Anchor, Candidate, Prefilter, last_line, make_prefilter, message_window
 from .read import ReadError, read_blocks
 
 if TYPE_CHECKING:
@@ -86,7 +86,8 @@ def _usable_cpus() -> int:
 @dataclass
 class Segment:
     """What a worker found in one segment: the candidate lines (their windows concatenated in
-    ``data``, ``candidates`` pointing into it) and where they lie."""
+    ``data``, ``candidates`` pointing into it, each after the line before it and followed by
+    the lines after it, as the scanner reads them for a wrapped message) and where they lie."""
 
     data: bytes = b""
     candidates: list[Candidate] = field(default_factory=list)
@@ -198,6 +199,7 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
         return segment
     with handle:
         region = _Region(handle, start, end)
+        tail = _line_before(handle, region.start)  # the line before the block being read
         try:
             for block in read_blocks(region, path):
                 line, position = segment.newlines, 0
@@ -206,8 +208,11 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
                     line += block.count(b"\n", position, candidate.start)
                     position = candidate.start
                     low, high = message_window(candidate)
+                    before = _bounded(block[block.rfind(b"\n", 0, candidate.start - 1) + 1:candidate.start - 1]
+                                      if candidate.start else tail) + b"\n"
                     follow = _following(block, candidate, high, handle, block_end)
-                    parts += (block[low:high], follow)
+                    parts += (before, block[low:high], follow)
+                    offset += len(before)
                     segment.candidates.append(
                         Candidate(offset, offset + high - low, candidate.anchors, candidate.first_pos - low))
                     segment.line_offsets.append(line)
@@ -215,6 +220,7 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
                 segment.newlines = line + block.count(b"\n", position)
                 segment.size += len(block)
                 segment.ends_with_newline = block.endswith(b"\n")
+                tail = _bounded(last_line(block))
         except ReadError as exc:
             segment.error = exc.problem
     segment.data = b"".join(parts)
@@ -266,6 +272,22 @@ def _following(block: bytes, candidate: Candidate, high: int, handle: BinaryIO, 
         tail += os.pread(handle.fileno(), FOLLOW_LINES * FOLLOW_BYTES, block_end)
     lines = tail.split(b"\n")[:FOLLOW_LINES]
     return b"\n" + b"\n".join(line[:FOLLOW_BYTES] for line in lines) + b"\n\n"
+
+
+def _bounded(line: bytes) -> bytes:
+    """A line before a candidate, as the scanner reads it back (a wrap that cut an anchor may
+    have left its first part there): empty when it is longer than any line a terminal wraps."""
+    return line if len(line) <= FOLLOW_BYTES else b""
+
+
+def _line_before(handle: BinaryIO, start: int) -> bytes:
+    """The line that ends just before offset ``start`` (a line start), read back from the file."""
+    if start == 0:
+        return b""
+    size = min(start, FOLLOW_BYTES + 2)
+    data = os.pread(handle.fileno(), size, start - size)[:-1]  # without the line's own newline
+    cut = data.rfind(b"\n")
+    return data[cut + 1:] if cut >= 0 or size == start else b""
 
 
 def _line_start_in(handle: BinaryIO, start: int, end: int) -> int:

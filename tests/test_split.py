@@ -51,6 +51,24 @@ def test_split_scan_equals_one_process(tmp_path: Path, picks: list[int], cut_lin
     assert split == whole  # every field of the run: lines, facts, phases, findings
 
 
+@pytest.mark.parametrize("segment_size", [64, 150, 333, 1000, 4096])
+def test_split_scan_reads_a_wrapped_message_back_across_segments(tmp_path: Path, segment_size: int) -> None:
+    """Real logs wrapped at 80 columns, where the wrap cut an anchor in two: the line that
+    holds its second half is read with the line before it, which a worker sends along even
+    when a segment (or a block) starts between the two."""
+    text = "".join((CORPUS / name).read_text(encoding="utf-8") for name in (
+        "nccl/nccl.watchdog.timeout--NVIDIA-nccl-1409.log",
+        "ollama/llamacpp.gpu.alloc-failed--ollama-ollama-8910.log"))
+    wrapped = "".join(line[i:i + 80] + "\n" for line in text.splitlines() for i in range(0, max(len(line), 1), 80))
+    log = tmp_path / "wrapped.log"
+    log.write_text(wrapped, encoding="utf-8")
+    engine = scanner()
+    with log.open("rb") as stream:
+        whole = engine.run(stream, "x")
+    assert {"nccl.watchdog.timeout", "llamacpp.gpu.alloc-failed"} <= {f.id for f in whole.findings}
+    assert engine.run_split(str(log), "x", jobs=2, segment_size=segment_size) == whole
+
+
 def test_spawned_workers_build_their_own_prefilter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The path macOS and Windows take: workers are spawned, not forked."""
     log = tmp_path / "spawn.log"

@@ -30,6 +30,7 @@ from ..prefilter import (
     Candidate,
     Prefilter,
     engine_name,
+    last_line,
     make_prefilter,
     message_window,
     prefiltered,
@@ -203,6 +204,7 @@ class RunScan:
         self.last_line = 0
         self._joined_until = 0  # lines up to here were read as part of a rejoined message
         self._candidate_line = 0  # the last candidate line handled
+        self._block_tail = b""  # the last line of the block before (a wrapped message's first part)
         self._gated_seen = 0
         self._last_incident = 0
         self._last_candidate: tuple[int, str, frozenset[tuple[int, int]], str | None] | None = None
@@ -223,6 +225,7 @@ class RunScan:
             self._line(data, candidate, line)
         newlines = line - first_line + data.count(b"\n", position)
         self._count_lines(first_line, newlines, data.endswith(b"\n"))
+        self._block_tail = last_line(data)
         return newlines
 
     def scan_segment(self, segment: Segment, first_line: int) -> int:
@@ -252,7 +255,7 @@ class RunScan:
         if kinds.split_only:
             rejoined = None if message is None else self._rejoined(data, candidate, message.text, message, [])
             if rejoined is None:
-                if read_back and not after_candidate and candidate.start > 0:
+                if read_back and not after_candidate:
                     self._line_before(data, candidate, line_no)
                 return
         if message is None:
@@ -388,9 +391,13 @@ class RunScan:
     def _line_before(self, data: bytes, candidate: Candidate, line_no: int) -> None:
         """A line that holds the second half of an anchor: a terminal's wrap may have cut the
         anchor after the line before, which was no candidate. That line is read (and read on
-        through this one) as a candidate of its own."""
-        start = data.rfind(b"\n", 0, candidate.start - 1) + 1
-        self._line(data, Candidate(start, candidate.start - 1, set(), start), line_no - 1, read_back=False)
+        through this one) as a candidate of its own. It is the line before in ``data``, or the
+        last line of the block before; a worker's segment puts it before each candidate."""
+        before = data[data.rfind(b"\n", 0, candidate.start - 1) + 1:candidate.start - 1] if candidate.start \
+            else self._block_tail
+        if MIN_WRAPPED <= len(before) <= MAX_WRAPPED:
+            text = before + b"\n" + data[candidate.start:candidate.start + FOLLOW_LINES * (FOLLOW_BYTES + 1)]
+            self._line(text, Candidate(0, len(before), set(), 0), line_no - 1, read_back=False)
         self._candidate_line = line_no
 
     def _frame_rejoined(self, data: bytes, candidate: Candidate, text: str, message: Message) -> tuple[str, int]:
