@@ -305,6 +305,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AM
+    # Gunicorn's 'Worker (pid:N) was sent SIGKILL! Perhaps out of memory?'
+    ("host/host.oom-killed--ahmetoner-whisper-asr-webservice-195.log", "host.oom-killed", None, None),
+    # NVSHMEM's cuMemCreate returning CUDA's out-of-memory code, before the illegal accesses it caused
+    ("nccl/cuda.runtime.out-of-memory--deepseek-ai-DeepEP-157.log", "cuda.runtime.out-of-memory", None, None),
+    # an application's decoding step and request handler name serving
+    ("pytorch/pytorch.cuda.oom--RVC-Boss-GPT-SoVITS-1516.log", "pytorch.cuda.oom", "serving", None),
+    ("pytorch/cuda.kernel.fault--w-okada-voice-changer-1451.log", "cuda.kernel.fault", "serving", None),
     # batch AL
     # CTranslate2's CPU allocator (mkl_malloc) under faster-whisper: host memory, in the
     # model's constructor and in a transcription
