@@ -148,12 +148,21 @@ class LineMatcher:
         self.index = index
         self._messages: dict[bytes, Message | None] = {}
         self._confirmed: dict[tuple[str, frozenset[tuple[int, int]]], list[tuple[int, Hit]]] = {}
+        self._kinds: dict[frozenset[int], LineKinds] = {}
 
     def kinds(self, anchors: set[int]) -> LineKinds:
-        targets = [self.index.targets[i] for i in anchors]
-        return LineKinds(any(t.traceback for t in targets), any(t.frame for t in targets),
-                         any(t.source for t in targets), any(t.gate for t in targets),
-                         frozenset().union(*(t.patterns for t in targets)), all(t.half_only() for t in targets))
+        """What a candidate's anchors lead to, memoised: the same few sets recur on every line."""
+        key = frozenset(anchors)
+        kinds = self._kinds.get(key)
+        if kinds is None:
+            targets = [self.index.targets[i] for i in key]
+            kinds = LineKinds(any(t.traceback for t in targets), any(t.frame for t in targets),
+                              any(t.source for t in targets), any(t.gate for t in targets),
+                              frozenset().union(*(t.patterns for t in targets)), all(t.half_only() for t in targets))
+            if len(self._kinds) >= CONFIRM_CACHE:
+                self._kinds.clear()
+            self._kinds[key] = kinds
+        return kinds
 
     def message(self, raw: bytes) -> Message | None:
         """The parsed message of a raw line with any prompt text cut out; None for a request
