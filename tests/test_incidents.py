@@ -305,6 +305,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AN
+    # the amdgpu driver refusing a Vulkan command submission for want of memory (RADV's relay)
+    ("ollama/llamacpp.gpu.alloc-failed--ollama-ollama-18272.log", "llamacpp.gpu.alloc-failed", "weight-loading", None),
+    ("llamacpp/llamacpp.gpu.alloc-failed--ggml-org-llama.cpp-25080.log", "llamacpp.gpu.alloc-failed", None, None),
+    # Ascend CANN's EL0004 through ggml-cann
+    ("llamacpp/llamacpp.gpu.alloc-failed--gpustack-gpustack-1446.log", "llamacpp.gpu.alloc-failed", None, None),
+    # ROCm's 'Memory access fault by GPU node-N'
+    ("vllm/cuda.kernel.fault--vllm-project-vllm-43605.log", "cuda.kernel.fault", None, None),
+    # LMDeploy's 'run out of tokens. session=N' past session_len
+    ("pytorch/request.context-length-exceeded--InternLM-lmdeploy-4147.log", "request.context-length-exceeded", "request-validation", None),
     # batch AM
     # Gunicorn's 'Worker (pid:N) was sent SIGKILL! Perhaps out of memory?'
     ("host/host.oom-killed--ahmetoner-whisper-asr-webservice-195.log", "host.oom-killed", None, None),
@@ -625,6 +635,16 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_lmdeploy_out_of_session_tokens_names_session_len_not_other_engines_limits():
+    """LMDeploy's 'run out of tokens. session=N': the first fix is LMDeploy's --session-len,
+    and the fix that lists other engines' context flags is left out."""
+    (report,) = scan(CORPUS / "pytorch/request.context-length-exceeded--InternLM-lmdeploy-2382.log")
+    fixes = root(report)["fixes"]
+    assert fixes[0]["id"] == "lmdeploy-session-len"
+    assert "--session-len" in fixes[0]["change"]
+    assert "raise-server-limit" not in [fix["id"] for fix in fixes]
 
 
 def test_whisper_cpp_out_of_gpu_memory_gets_whisper_s_own_fixes_not_llama_cpp_s_layers():
