@@ -61,10 +61,11 @@ def message_window(candidate: Candidate) -> tuple[int, int]:
     return start, end
 
 
-def last_line(block: bytes) -> bytes:
-    """The last line of a block, without its newline."""
-    end = len(block) - 1 if block.endswith(b"\n") else len(block)
-    return block[block.rfind(b"\n", 0, end) + 1:end]
+def line_before(data: bytes, end: int | None = None) -> bytes:
+    """The line that ends at offset ``end`` of ``data`` (default: its end), without its newline."""
+    end = len(data) if end is None else end
+    stop = end - 1 if end and data[end - 1:end] == b"\n" else end
+    return data[data.rfind(b"\n", 0, stop) + 1:stop]
 
 
 class Prefilter(Protocol):

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .prefilter import FOLLOW_BYTES, FOLLOW_LINES, Anchor, Candidate, Prefilter, last_line, make_prefilter, message_window
+from .prefilter import FOLLOW_BYTES, FOLLOW_LINES, Anchor, Candidate, Prefilter, line_before, make_prefilter, message_window
 from .read import ReadError, read_blocks
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
         return segment
     with handle:
         region = _Region(handle, start, end)
-        tail = _line_before(handle, region.start)  # the line before the block being read
+        tail = _read_line_before(handle, region.start)  # the line before the block being read
         try:
             for block in read_blocks(region, path):
                 line, position = segment.newlines, 0
@@ -208,8 +208,7 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
                     line += block.count(b"\n", position, candidate.start)
                     position = candidate.start
                     low, high = message_window(candidate)
-                    before = _bounded(block[block.rfind(b"\n", 0, candidate.start - 1) + 1:candidate.start - 1]
-                                      if candidate.start else tail) + b"\n"
+                    before = _bounded(line_before(block, candidate.start) if candidate.start else tail) + b"\n"
                     follow = _following(block, candidate, high, handle, block_end)
                     parts += (before, block[low:high], follow)
                     offset += len(before)
@@ -220,7 +219,7 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
                 segment.newlines = line + block.count(b"\n", position)
                 segment.size += len(block)
                 segment.ends_with_newline = block.endswith(b"\n")
-                tail = _bounded(last_line(block))
+                tail = _bounded(line_before(block))
         except ReadError as exc:
             segment.error = exc.problem
     segment.data = b"".join(parts)
@@ -280,7 +279,7 @@ def _bounded(line: bytes) -> bytes:
     return line if len(line) <= FOLLOW_BYTES else b""
 
 
-def _line_before(handle: BinaryIO, start: int) -> bytes:
+def _read_line_before(handle: BinaryIO, start: int) -> bytes:
     """The line that ends just before offset ``start`` (a line start), read back from the file."""
     if start == 0:
         return b""

@@ -30,7 +30,7 @@ from ..prefilter import (
     Candidate,
     Prefilter,
     engine_name,
-    last_line,
+    line_before,
     make_prefilter,
     message_window,
     prefiltered,
@@ -225,7 +225,7 @@ class RunScan:
             self._line(data, candidate, line)
         newlines = line - first_line + data.count(b"\n", position)
         self._count_lines(first_line, newlines, data.endswith(b"\n"))
-        self._block_tail = last_line(data)
+        self._block_tail = line_before(data)
         return newlines
 
     def scan_segment(self, segment: Segment, first_line: int) -> int:
@@ -393,8 +393,7 @@ class RunScan:
         anchor after the line before, which was no candidate. That line is read (and read on
         through this one) as a candidate of its own. It is the line before in ``data``, or the
         last line of the block before; a worker's segment puts it before each candidate."""
-        before = data[data.rfind(b"\n", 0, candidate.start - 1) + 1:candidate.start - 1] if candidate.start \
-            else self._block_tail
+        before = line_before(data, candidate.start) if candidate.start else self._block_tail
         if MIN_WRAPPED <= len(before) <= MAX_WRAPPED:
             text = before + b"\n" + data[candidate.start:candidate.start + FOLLOW_LINES * (FOLLOW_BYTES + 1)]
             self._line(text, Candidate(0, len(before), set(), 0), line_no - 1, read_back=False)
