@@ -586,6 +586,23 @@ def test_a_llamacpp_failure_while_serving_leads_with_the_micro_batch():
     assert fixes(loading)[0] == "fewer-gpu-layers"
 
 
+def test_a_llamacpp_failure_past_the_weights_with_a_long_context_leads_with_the_context():
+    """The KV cache and the compute buffer's attention part grow with the context: a context
+    the log shows to be long comes first (halved, from its own number); where the log does not
+    show the context, fewer layers (which always frees memory) stay first; a Vulkan per-buffer
+    limit, the precise cause, stays before both."""
+    long_context = CORPUS / "ollama/llamacpp.cuda.alloc-failed--ollama-ollama-4225.log"
+    found = report(long_context)
+    assert (found["root_cause"], found["phase"]) == ("llamacpp.gpu.alloc-failed", "warmup")
+    first = found["findings"][0]["fixes"][0]
+    assert first["id"] == "smaller-context" and "num_ctx 32768" in first["change"] and "was 65536" in first["change"]
+    unknown_context = CORPUS / "ollama/llamacpp.gpu.alloc-failed--ollama-ollama-11355.log"
+    assert "n_ctx" not in report(unknown_context)["facts"]
+    assert fixes(unknown_context)[0] == "fewer-gpu-layers"
+    vulkan = CORPUS / "llamacpp/llamacpp.cuda.alloc-failed--LostRuins-koboldcpp-1054.log"
+    assert fixes(vulkan)[:2] == ["vulkan-buffer-limit", "smaller-context"]
+
+
 def test_every_pair_names_a_corpus_log_with_the_same_root_cause():
     """corpus/pairs: each failing log (and fixed log) exists, and the pair expects the root
     cause its corpus sidecar expects."""
