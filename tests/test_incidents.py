@@ -305,6 +305,15 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AO
+    # ggml-backend.c's CPU buffer asserting that malloc returned memory (whisper.cpp 1.5)
+    ("llamacpp/llamacpp.host.alloc-failed--ggml-org-whisper.cpp-1915.log", "llamacpp.host.alloc-failed", "weight-loading",
+     None),
+    # the cudaMallocAsync backend's out-of-memory text cut at the device index's NUL byte, as ComfyUI prints it
+    ("pytorch/pytorch.cuda.oom--kijai-ComfyUI-WanVideoWrapper-653.log", "pytorch.cuda.oom", "serving", None),
+    # mistral.rs's throughput line places a panic after it in serving
+    ("pytorch/cuda.kernel.fault--EricLBuehler-mistral-rs-1503.log", "cuda.kernel.fault", "serving", None),
+    ("pytorch/cuda.runtime.out-of-memory--EricLBuehler-mistral.rs-1446.log", "cuda.runtime.out-of-memory", "serving", None),
     # batch AN
     # the amdgpu driver refusing a Vulkan command submission for want of memory (RADV's relay)
     ("ollama/llamacpp.gpu.alloc-failed--ollama-ollama-18272.log", "llamacpp.gpu.alloc-failed", "weight-loading", None),
@@ -635,6 +644,40 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_sglang_input_over_its_limit_names_the_kv_pool_when_it_is_the_cap(tmp_path):
+    """SGLang's 'Input length (N tokens) exceeds the maximum allowed length (M tokens)': M is the
+    smaller of the context length and the KV pool, less one. With the start-up line that shows
+    the pool below the context, the checklist says the pool is the cap and drops the advice to
+    raise --context-length; without it, both stay as conditional fixes."""
+    real = CORPUS / "sglang/request.context-length-exceeded--sgl-project-sglang-4048.log"
+    (report,) = scan(real)
+    found = {f["id"]: f for f in report["findings"]}
+    rejection = found["request.context-length-exceeded"]
+    assert rejection["facts"]["prompt_tokens"] == 160062 and rejection["facts"]["context_limit_tokens"] == 59862
+    assert [fix["id"] for fix in rejection["fixes"]][0] == "shorten-input"
+    assert {"sglang-kv-pool-limit", "raise-server-limit"} <= {fix["id"] for fix in rejection["fixes"]}
+    startup = ("[2025-03-03 06:40:00 TP0] max_total_num_tokens=59867, chunked_prefill_size=8192, "
+               "max_prefill_tokens=16384, max_running_requests=2048, context_len=163840\n")
+    log = tmp_path / "sglang.log"
+    log.write_bytes(startup.encode() + b"\n".join(real.read_bytes().splitlines()[1:3]) + b"\n")
+    (report,) = scan(log)
+    assert report["root_cause"] == "request.context-length-exceeded"
+    fixes = report["findings"][0]["fixes"]
+    pool = next(fix for fix in fixes if fix["id"] == "sglang-kv-pool-limit")
+    assert "59867 tokens" in pool["change"] and "163840-token context" in pool["change"]
+    assert "raise-server-limit" not in [fix["id"] for fix in fixes]
+
+
+def test_whisper_cpp_gets_whisper_advice_not_llama_cpp_knobs():
+    """whisper.cpp (its model loader's lines name it) has no layer split, context or KV-cache
+    setting of llama.cpp's kind: its failed CPU buffer leads with a smaller or quantized model."""
+    (report,) = scan(CORPUS / "llamacpp/llamacpp.host.alloc-failed--ggml-org-whisper.cpp-1915.log")
+    assert report["facts"]["ggml_program"] == "whisper"
+    fixes = [fix["id"] for fix in report["findings"][0]["fixes"]]
+    assert fixes[0] == "whisper-smaller-model"
+    assert not {"smaller-context", "quantize-kv-cache", "more-on-gpu", "smaller-quant"} & set(fixes)
 
 
 def test_lmdeploy_out_of_session_tokens_names_session_len_not_other_engines_limits():
