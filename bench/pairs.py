@@ -11,7 +11,11 @@ would, and the fixes of its root cause are compared with the change:
   ``downgrade-engine``, ``raise-shm``; ``other`` never counts);
 - in the first three: the same, for any of the first three fixes;
 - value within 10%: for pairs whose change has a number, the first number the matching fix
-  prints after the knob lies within 10% of the value that worked.
+  prints after the knob lies within 10% of the value that worked;
+- value in the direction that worked: for pairs that also name the value that failed
+  (``was``), the printed number moves the knob away from it the same way the value that worked
+  did (a computed maximum that fits is right even where the user then chose a rounder, lower
+  number, which the 10% figure counts as off).
 
     python bench/pairs.py [--pairs corpus/pairs] [--logkb PATH] [--details]
 """
@@ -43,7 +47,7 @@ ACTIONS = {
     "downgrade-engine": ("downgrade", "older release", "previous release"),
     "raise-shm": ("shm-size", "/dev/shm", "shm_size"),
 }
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_VALUE = re.compile(r"[ =]{1,3}(-?\d+(?:\.\d+)?)\b")
 
 
 @dataclass
@@ -53,6 +57,7 @@ class Pair:
     engine: str
     knob: str
     value: float | None
+    was: float | None  # the value that failed, when the pair names it
 
 
 @dataclass
@@ -63,6 +68,7 @@ class Score:
     first: bool
     top: bool
     value_ok: bool | None  # None: the change has no number, or no matching fix printed one
+    direction_ok: bool | None  # None: no value that failed, or no printed number
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
@@ -90,10 +96,12 @@ def _mentions(fix: dict, knob: str) -> bool:
 
 
 def _value_after(fix: dict, knob: str) -> float | None:
+    """The value a fix sets the knob to: the number right after it ('--max-model-len 16640',
+    'num_ctx=8192'); 'Raise --gpu-memory-utilization by 0.05' names a step, not a value."""
     change = str(fix.get("change") or "")
     at = _knob_at(change, knob)
-    number = _NUMBER.search(change, at) if at is not None else None
-    return float(number.group()) if number else None
+    number = _VALUE.match(change, at) if at is not None else None
+    return float(number.group(1)) if number else None
 
 
 def load(folder: Path) -> list[Pair]:
@@ -101,9 +109,10 @@ def load(folder: Path) -> list[Pair]:
     for path in sorted(folder.glob("*.yaml")):
         meta = yaml.safe_load(path.read_text(encoding="utf-8"))
         worked = meta["worked"]
-        value = worked.get("value")
+        value, was = worked.get("value"), worked.get("was")
         pairs.append(Pair(path.stem, ROOT / meta["failing_log"], meta["engine"], str(worked["knob"]),
-                          float(value) if isinstance(value, (int, float)) else None))
+                          float(value) if isinstance(value, (int, float)) else None,
+                          float(was) if isinstance(was, (int, float)) else None))
     return pairs
 
 
@@ -111,19 +120,21 @@ def score(logkb: str, pair: Pair) -> Score:
     done = subprocess.run([logkb, "scan", "-f", "json", str(pair.failing_log)], capture_output=True, text=True)
     if done.returncode not in (0, 1):
         print(f"{pair.failing_log}: logkb exited {done.returncode}: {done.stderr.strip()}", file=sys.stderr)
-        return Score(pair, None, [], False, False, None)
+        return Score(pair, None, [], False, False, None, None)
     report = json.loads(done.stdout)["files"][0]
     root = next((f for f in report["findings"] if f["id"] == report["root_cause"]), None)
     fixes = root["fixes"] if root else []
     first = bool(fixes) and _mentions(fixes[0], pair.knob)
     top = any(_mentions(f, pair.knob) for f in fixes[:TOP])
-    value_ok = None
+    value_ok = direction_ok = None
     if pair.value is not None:
         matching = next((f for f in fixes[:TOP] if _mentions(f, pair.knob)), None)
         printed = _value_after(matching, pair.knob) if matching else None
         if printed is not None:
             value_ok = abs(printed - pair.value) <= TOLERANCE * abs(pair.value)
-    return Score(pair, report["root_cause"], fixes, first, top, value_ok)
+            if pair.was is not None and pair.was != pair.value:
+                direction_ok = (printed - pair.was) * (pair.value - pair.was) > 0
+    return Score(pair, report["root_cause"], fixes, first, top, value_ok, direction_ok)
 
 
 def main() -> None:
@@ -138,20 +149,23 @@ def main() -> None:
             shown = s.fixes[0]["id"] if s.fixes else None
             mark = "ok  " if s.first else "top3" if s.top else "MISS"
             print(f"{mark} {s.pair.name}: worked {s.pair.knob}={s.pair.value}; root {s.root_cause}, "
-                  f"first fix {shown}, value {'-' if s.value_ok is None else 'ok' if s.value_ok else 'off'}",
+                  f"first fix {shown}, value {'-' if s.value_ok is None else 'ok' if s.value_ok else 'off'}, "
+                  f"direction {'-' if s.direction_ok is None else 'ok' if s.direction_ok else 'wrong'}",
                   file=sys.stderr)
     n = len(scores)
     valued = [s for s in scores if s.pair.value is not None]
     judged = [s for s in valued if s.value_ok is not None]
+    directed = [s for s in valued if s.direction_ok is not None]
 
     def pct(part: int, whole: int) -> str:
         return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
     print("| pairs | first fix is the change that worked | in the first three | "
-          "computed value within 10% (pairs with a value; printed) |\n|---:|---|---|---|")
+          "computed value within 10% (pairs with a value; printed) | computed value moves the knob the way that "
+          "worked |\n|---:|---|---|---|---|")
     print(f"| {n} | {pct(sum(s.first for s in scores), n)} | {pct(sum(s.top for s in scores), n)} | "
           f"{pct(sum(bool(s.value_ok) for s in judged), len(judged))} of {len(judged)} printed "
-          f"({len(valued)} with a value) |")
+          f"({len(valued)} with a value) | {pct(sum(bool(s.direction_ok) for s in directed), len(directed))} |")
 
 
 if __name__ == "__main__":
