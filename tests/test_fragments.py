@@ -4,6 +4,7 @@ unused (a warning) fragments."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -77,3 +78,24 @@ def test_an_unused_fragment_is_a_warning_and_a_bad_one_an_error(overlay, tmp_pat
     result = run("validate", root)
     assert result.exit_code == 2
     assert re.search(r"pool\.yaml:2: fragments\.pool_size\.regex: regex .*", result.stdout), result.stdout
+
+
+def test_an_exclusion_refers_to_a_fragment_and_an_unknown_one_fails_with_file_and_line(overlay, tmp_path: Path) -> None:
+    """An exclusion may name a fragment too, so a wording that several signatures exclude is
+    one edit; a name no fragment has is an error at the exclusion's line."""
+    root = _overlay_with_fragment(overlay, tmp_path, r"Sample overlay failure (?P<pool_gib>[0-9.]+) GiB")
+    thing = root / "test" / "thing.yaml"
+    thing.write_text(thing.read_text().replace("summary: s\n", "  exclude:\n    - '(?&pool_size)'\nsummary: s\n"))
+    assert run("validate", root).exit_code == 0
+    log = tmp_path / "x.log"
+    log.write_text("ERROR Sample overlay failure 2.50 GiB\nERROR Sample overlay failure 3.00 GiB, size 9.00 GiB\n")
+    scanned = run("scan", "--catalog", root, "--format", "json", "--only", "test.overlay.thing", log)
+    (finding,) = json.loads(scanned.stdout)["files"][0]["findings"]
+    assert [incident["line"] for incident in finding["incidents"]] == [1], scanned.output
+
+    thing.write_text(thing.read_text().replace("'(?&pool_size)'", "'(?&pool_sizes)'"))
+    result = run("validate", root)
+    assert result.exit_code == 2
+    line = next(i for i, text in enumerate(thing.read_text().splitlines(), 1) if "(?&pool_sizes)" in text)
+    assert result.stdout.splitlines() == [
+        f"{thing}:{line}: match.exclude[0]: unknown fragment 'pool_sizes' (fragments live in kb/_fragments/)"]

@@ -305,6 +305,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AP
+    # the CUDA project template's CUDA_CHECK_RETURN ('Error out of memory at line N in file ...'), here bitsandbytes'
+    ("pytorch/cuda.runtime.out-of-memory--InternLM-xtuner-319.log", "cuda.runtime.out-of-memory", None, None),
     # batch AO
     # ggml-backend.c's CPU buffer asserting that malloc returned memory (whisper.cpp 1.5)
     ("llamacpp/llamacpp.host.alloc-failed--ggml-org-whisper.cpp-1915.log", "llamacpp.host.alloc-failed", "weight-loading",
@@ -668,6 +671,19 @@ def test_sglang_input_over_its_limit_names_the_kv_pool_when_it_is_the_cap(tmp_pa
     pool = next(fix for fix in fixes if fix["id"] == "sglang-kv-pool-limit")
     assert "59867 tokens" in pool["change"] and "163840-token context" in pool["change"]
     assert "raise-server-limit" not in [fix["id"] for fix in fixes]
+
+
+def test_a_request_no_device_could_hold_is_no_out_of_memory_diagnosis():
+    """PyTorch asking for 134744072 GiB (128 PiB) is a size computed from garbage, a bug in
+    the caller: no memory diagnosis, the exception stays uncatalogued. A real request of a few
+    thousand GiB (an attention matrix too large for any card) is still an out-of-memory."""
+    log = CORPUS / "pytorch/nomatch-pytorch--zai-org-ChatGLM-6B-1254.log"
+    (report,) = scan(log)
+    assert report["root_cause"] == "uncatalogued"
+    assert not [f["id"] for f in report["findings"] if f["id"] != "uncatalogued"]
+    large = log.read_text(encoding="utf-8").replace("134744072.03 GiB", "2048.00 GiB")
+    (report,) = scan("-", stdin=large.encode())
+    assert report["root_cause"] == "pytorch.cuda.oom"
 
 
 def test_whisper_cpp_gets_whisper_advice_not_llama_cpp_knobs():

@@ -1,7 +1,8 @@
-"""Shared regex fragments (``kb/_fragments/*.yaml``), referenced by name from patterns.
+"""Shared regex fragments (``kb/_fragments/*.yaml``), referenced by name from patterns and
+exclusions.
 
-A pattern writes ``(?&name)`` where a fragment's text belongs; the loader replaces the
-reference with the fragment, wrapped in a non-capturing group, before the pattern is checked,
+A pattern (or an exclusion) writes ``(?&name)`` where a fragment's text belongs; the loader
+replaces the reference with the fragment, wrapped in a non-capturing group, before the pattern is checked,
 so the regex that is linted (RE2 syntax, linear-time shape, a literal anchor), compiled and
 cached is the whole one, and one wording change is one edit. A fragment cannot refer to
 another, so resolution is one pass. Fragment names are unique across all catalog roots; an
@@ -69,26 +70,37 @@ def load_fragments(roots: Iterable[Path], known: Mapping[str, Fragment] | None =
 
 
 def resolve(doc: Any, fragments: Mapping[str, Fragment], path: Path) -> Any:
-    """``doc`` with every ``(?&name)`` of its match patterns replaced by the fragment; an
-    unknown name is an error naming the file and line."""
-    patterns = doc.get("match", {}).get("patterns") if isinstance(doc, dict) and isinstance(doc.get("match"), dict) else None
-    if not isinstance(patterns, list) or not any(
-            isinstance(p, dict) and isinstance(p.get("regex"), str) and REFERENCE.search(p["regex"]) for p in patterns):
+    """``doc`` with every ``(?&name)`` of its match patterns and exclusions replaced by the
+    fragment; an unknown name is an error naming the file and line."""
+    match = doc.get("match") if isinstance(doc, dict) else None
+    if not isinstance(match, dict):
+        return doc
+    patterns, exclude = match.get("patterns"), match.get("exclude")
+    sources = [p["regex"] for p in patterns if isinstance(p, dict) and isinstance(p.get("regex"), str)] \
+        if isinstance(patterns, list) else []
+    sources += [e for e in exclude if isinstance(e, str)] if isinstance(exclude, list) else []
+    if not any(REFERENCE.search(source) for source in sources):
         return doc
 
-    def replace(i: int, source: str) -> str:
+    def replace(key: str, source: str) -> str:
         def one(reference: re.Match[str]) -> str:
             fragment = fragments.get(reference.group(1))
             if fragment is None:
-                raise CatalogError(f"{located(path, re.escape(reference.group(0)))}: match.patterns[{i}].regex: "
+                raise CatalogError(f"{located(path, re.escape(reference.group(0)))}: {key}: "
                                    f"unknown fragment {reference.group(1)!r} (fragments live in kb/{FOLDER}/)")
             return f"(?:{fragment.regex})"
 
         return REFERENCE.sub(one, source)
 
-    resolved = [({**p, "regex": replace(i, p["regex"])} if isinstance(p, dict) and isinstance(p.get("regex"), str)
-                 else p) for i, p in enumerate(patterns)]
-    return {**doc, "match": {**doc["match"], "patterns": resolved}}
+    resolved = dict(match)
+    if isinstance(patterns, list):
+        resolved["patterns"] = [({**p, "regex": replace(f"match.patterns[{i}].regex", p["regex"])}
+                                 if isinstance(p, dict) and isinstance(p.get("regex"), str) else p)
+                                for i, p in enumerate(patterns)]
+    if isinstance(exclude, list):
+        resolved["exclude"] = [replace(f"match.exclude[{i}]", e) if isinstance(e, str) else e
+                               for i, e in enumerate(exclude)]
+    return {**doc, "match": resolved}
 
 
 def references(path: Path) -> set[str]:
