@@ -305,6 +305,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AQ
+    # PaddlePaddle's allocator: 'Out of memory error on GPU N. Cannot allocate ... memory on GPU N'
+    ("pytorch/cuda.runtime.out-of-memory--PaddlePaddle-PaddleNLP-4574.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--PaddlePaddle-PaddleNLP-7312.log", "cuda.runtime.out-of-memory", None, None),
+    # ROCm's HSA runtime: a kernel addressing memory outside every aperture is a fault
+    ("llamacpp/cuda.kernel.fault--iacopPBK-llama.cpp-gfx906-17.log", "cuda.kernel.fault", None, None),
+    # NVIDIA's Kubernetes device plugin marking a GPU unhealthy for a hardware Xid
+    ("host/gpu.hardware.fault--akash-network-support-244.log", "gpu.hardware.fault", None, None),
+    # the code line calling a training step (a JAX trainer's sharded_train_step_fn) places XLA's out-of-memory
+    ("pytorch/cuda.runtime.out-of-memory--erfanzar-EasyDeL-78.log", "cuda.runtime.out-of-memory", "serving", None),
     # batch AP
     # the CUDA project template's CUDA_CHECK_RETURN ('Error out of memory at line N in file ...'), here bitsandbytes'
     ("pytorch/cuda.runtime.out-of-memory--InternLM-xtuner-319.log", "cuda.runtime.out-of-memory", None, None),
