@@ -50,6 +50,18 @@ def _overlay_with_fragment(overlay, tmp_path: Path, regex: str) -> Path:
     return root
 
 
+def _misspell_and_expect_error(root: Path, key: str) -> None:
+    """The overlay's one reference to pool_size misspelled: validate exits 2 with one line,
+    the file and line of the reference and the key that holds it."""
+    thing = root / "test" / "thing.yaml"
+    thing.write_text(thing.read_text().replace("(?&pool_size)", "(?&pool_sizes)"))
+    result = run("validate", root)
+    assert result.exit_code == 2
+    line = next(i for i, text in enumerate(thing.read_text().splitlines(), 1) if "(?&pool_sizes)" in text)
+    assert result.stdout.splitlines() == [
+        f"{thing}:{line}: {key}: unknown fragment 'pool_sizes' (fragments live in kb/_fragments/)"]
+
+
 def test_an_overlay_uses_its_own_fragment_and_an_unknown_one_fails_with_file_and_line(overlay, tmp_path: Path) -> None:
     root = _overlay_with_fragment(overlay, tmp_path, r"Sample overlay failure (?&pool_size)")
     result = run("validate", root)
@@ -60,13 +72,7 @@ def test_an_overlay_uses_its_own_fragment_and_an_unknown_one_fails_with_file_and
     scanned = run("scan", "--catalog", root, "--format", "json", log)
     assert '"pool_gib": 2.5' in scanned.stdout, scanned.output
 
-    thing = root / "test" / "thing.yaml"
-    thing.write_text(thing.read_text().replace("(?&pool_size)", "(?&pool_sizes)"))
-    result = run("validate", root)
-    assert result.exit_code == 2
-    line = next(i for i, text in enumerate(thing.read_text().splitlines(), 1) if "(?&pool_sizes)" in text)
-    assert result.stdout.splitlines() == [
-        f"{thing}:{line}: match.patterns[0].regex: unknown fragment 'pool_sizes' (fragments live in kb/_fragments/)"]
+    _misspell_and_expect_error(root, "match.patterns[0].regex")
 
 
 def test_an_unused_fragment_is_a_warning_and_a_bad_one_an_error(overlay, tmp_path: Path) -> None:
@@ -92,10 +98,4 @@ def test_an_exclusion_refers_to_a_fragment_and_an_unknown_one_fails_with_file_an
     scanned = run("scan", "--catalog", root, "--format", "json", "--only", "test.overlay.thing", log)
     (finding,) = json.loads(scanned.stdout)["files"][0]["findings"]
     assert [incident["line"] for incident in finding["incidents"]] == [1], scanned.output
-
-    thing.write_text(thing.read_text().replace("'(?&pool_size)'", "'(?&pool_sizes)'"))
-    result = run("validate", root)
-    assert result.exit_code == 2
-    line = next(i for i, text in enumerate(thing.read_text().splitlines(), 1) if "(?&pool_sizes)" in text)
-    assert result.stdout.splitlines() == [
-        f"{thing}:{line}: match.exclude[0]: unknown fragment 'pool_sizes' (fragments live in kb/_fragments/)"]
+    _misspell_and_expect_error(root, "match.exclude[0]")
