@@ -280,13 +280,12 @@ def _bounded(line: bytes) -> bytes:
 
 
 def _read_line_before(handle: BinaryIO, start: int) -> bytes:
-    """The line that ends just before offset ``start`` (a line start), read back from the file."""
+    """The line that ends just before offset ``start`` (a line start), read back from the file
+    as far as a line the scanner reads back can reach (longer ones come back empty)."""
     if start == 0:
         return b""
     size = min(start, FOLLOW_BYTES + 2)
-    data = os.pread(handle.fileno(), size, start - size)[:-1]  # without the line's own newline
-    cut = data.rfind(b"\n")
-    return data[cut + 1:] if cut >= 0 or size == start else b""
+    return _bounded(line_before(os.pread(handle.fileno(), size, start - size)))
 
 
 def _line_start_in(handle: BinaryIO, start: int, end: int) -> int:

@@ -2,9 +2,9 @@
 exclusions.
 
 A pattern (or an exclusion) writes ``(?&name)`` where a fragment's text belongs; the loader
-replaces the reference with the fragment, wrapped in a non-capturing group, before the pattern is checked,
-so the regex that is linted (RE2 syntax, linear-time shape, a literal anchor), compiled and
-cached is the whole one, and one wording change is one edit. A fragment cannot refer to
+replaces the reference with the fragment, wrapped in a non-capturing group, before the pattern
+is checked, so the regex that is linted (RE2 syntax, linear-time shape, a literal anchor),
+compiled and cached is the whole one, and one wording change is one edit. A fragment cannot refer to
 another, so resolution is one pass. Fragment names are unique across all catalog roots; an
 overlay may use the built-in fragments and define its own in its ``_fragments/`` folder.
 """
@@ -75,12 +75,6 @@ def resolve(doc: Any, fragments: Mapping[str, Fragment], path: Path) -> Any:
     match = doc.get("match") if isinstance(doc, dict) else None
     if not isinstance(match, dict):
         return doc
-    patterns, exclude = match.get("patterns"), match.get("exclude")
-    sources = [p["regex"] for p in patterns if isinstance(p, dict) and isinstance(p.get("regex"), str)] \
-        if isinstance(patterns, list) else []
-    sources += [e for e in exclude if isinstance(e, str)] if isinstance(exclude, list) else []
-    if not any(REFERENCE.search(source) for source in sources):
-        return doc
 
     def replace(key: str, source: str) -> str:
         def one(reference: re.Match[str]) -> str:
@@ -93,6 +87,7 @@ def resolve(doc: Any, fragments: Mapping[str, Fragment], path: Path) -> Any:
         return REFERENCE.sub(one, source)
 
     resolved = dict(match)
+    patterns, exclude = match.get("patterns"), match.get("exclude")
     if isinstance(patterns, list):
         resolved["patterns"] = [({**p, "regex": replace(f"match.patterns[{i}].regex", p["regex"])}
                                  if isinstance(p, dict) and isinstance(p.get("regex"), str) else p)
