@@ -305,6 +305,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AR
+    # TGI's interceptor names the call: a failed Warmup is the warmup step, even with the traceback cut
+    ("tgi/tgi.prefill.not-enough-memory--huggingface-text-generation-inference-1769.log", "tgi.shard.failed", "warmup", "tgi"),
+    # ComfyUI's error report with its labels machine-translated (Portuguese): the exception type still reads
+    ("pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-8465.log", "pytorch.cuda.oom", None, None),
+    # ComfyUI's execute frame (one node) places the bare 'Allocation on device' while serving
+    ("pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-6073.log", "pytorch.cuda.oom", "serving", None),
     # batch AQ
     # PaddlePaddle's allocator: 'Out of memory error on GPU N. Cannot allocate ... memory on GPU N'
     ("pytorch/cuda.runtime.out-of-memory--PaddlePaddle-PaddleNLP-4574.log", "cuda.runtime.out-of-memory", None, None),
@@ -1009,3 +1016,14 @@ def test_a_segment_cuda_refused_under_wsl_is_not_answered_with_a_larger_dev_shm(
     assert "[FAIL] Did CUDA refuse a segment that /dev/shm did hold?" in text
     assert "1. Disable the NCCL shared-memory transport change: NCCL_SHM_DISABLE=1" in text
     assert "--shm-size" not in text
+
+
+@pytest.mark.parametrize(("method", "phase"), [("Warmup", "warmup"), ("Prefill", "serving"), ("Decode", "serving"),
+                                               ("Health", "unknown")])
+def test_tgi_interceptor_line_places_the_failure_by_the_call_that_raised(tmp_path, method, phase):
+    """TGI's shard interceptor logs 'Method <call> encountered an error.': Warmup runs before
+    serving, Prefill and Decode carry real requests; any other call says nothing of the step."""
+    log = tmp_path / "tgi.log"
+    log.write_text(f"2024-04-19T11:06:25.868590Z ERROR text_generation_launcher: Method {method} encountered an error.\n")
+    (report,) = scan(log)
+    assert (report["root_cause"], report["phase"]) == ("tgi.shard.failed", phase)
