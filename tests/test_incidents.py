@@ -305,6 +305,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AS
+    # Mesa RADV's 'radv/amdgpu: Failed to allocate a buffer:' block: a Vulkan device allocation refused
+    ("llamacpp/llamacpp.gpu.alloc-failed--Nathanw1014-strix-halo-llamacpp-8.log", "llamacpp.gpu.alloc-failed", None, None),
+    # Megatron's 'Training ...' (rank 0, after setup): NCCL's out-of-memory after it is in the workload
+    ("nccl/cuda.runtime.out-of-memory--NVIDIA-NeMo-Megatron-Bridge-771.log", "cuda.runtime.out-of-memory", "serving", None),
+    # vLLM's MQEngineDeadError relayed by an API client: the engine loop died while serving
+    ("vllm/pytorch.cuda.oom--RooCodeInc-Roo-Code-6541.log", "pytorch.cuda.oom", "serving", "vllm"),
     # batch AR
     # TGI's interceptor names the call: a failed Warmup is the warmup step, even with the traceback cut
     ("tgi/tgi.prefill.not-enough-memory--huggingface-text-generation-inference-1769.log", "tgi.shard.failed", "warmup", "tgi"),
