@@ -39,6 +39,13 @@ _PREFIXES = re.compile(
     re.VERBOSE,
 )
 
+# Python's rich console logging (RichHandler): an optional "[12:00:01] " time column, the level
+# left-justified in 8 columns, the message, and the source file's path right-aligned at the end.
+# A message wider than its column goes on under it, each line indented to the message column.
+_RICH_LEVEL = re.compile(r"(?:\[\d\d:\d\d:\d\d(?:[.,]\d{1,6})?\] )?(DEBUG|INFO|WARNING|ERROR|CRITICAL) {1,8}(?=\S)")
+_RICH_PATH = re.compile(r"(?<=\S) {2,}[\w.-]{1,80}\.py:\d{1,6} *$")
+_RICH_TAIL = 120  # the path column is looked for in a line's last characters only
+
 _STAGE = re.compile(r"(?: (?:TP|DP|PP|EP)\d{1,5}){1,3}")  # the parallel ranks SGLang puts in its header
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
@@ -73,6 +80,9 @@ class Message:
     # The raw line began with that header, nothing before it: a line that begins with the
     # same bytes begins with a header too.
     header_first: bool = False
+    # A rich console record (level column, message, path column): the columns its message
+    # goes on at, on the lines under it, when it is wider than its column; 0 for other lines.
+    hanging: int = 0
 
 
 def normalize(line: str) -> str:
@@ -113,7 +123,25 @@ def parse_line(line: str) -> Message:
                 or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
             error_level = True
         line = line[match.end():]
-    return Message(line, origin, error_level or _logged_as_error(line), header, header_first)
+    hanging = 0
+    rich = _RICH_LEVEL.match(line)
+    if rich is not None:
+        path = _RICH_PATH.search(line, max(rich.end(), len(line) - _RICH_TAIL))
+        if path is not None:
+            hanging = rich.end()
+            header = True
+            header_first = header_first or first
+            error_level = error_level or rich.group(1) in ("ERROR", "CRITICAL")
+            line = line[hanging:path.start()]
+    return Message(line, origin, error_level or _logged_as_error(line), header, header_first, hanging)
+
+
+def continues_record(text: str, hanging: int) -> str | None:
+    """The text a line adds to a rich console record whose message goes on at column
+    ``hanging`` (see :class:`Message`), or None when the line is no part of it."""
+    if len(text) <= hanging or not text[hanging:hanging + 1].strip() or text[:hanging].strip():
+        return None
+    return text[hanging:].rstrip()
 
 
 def _logged_as_error(message: str) -> bool:

@@ -305,6 +305,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AT
+    # infinity's rich console record: the allocator's message goes on under the message column
+    ("pytorch/pytorch.cuda.oom--michaelfeil-infinity-483.log", "pytorch.cuda.oom", None, "pytorch"),
+    # Forge's tiled-VAE fallback after an out-of-memory: a warning, while a generation runs
+    ("pytorch/pytorch.cuda.oom--Haoming02-sd-webui-forge-classic-395.log", "pytorch.cuda.oom", "serving", None),
+    # ComfyUI's wording of the same fallback (in Fooocus), before a traceback cut short
+    ("pytorch/torch.cuda.oom--lllyasviel-Fooocus-1032.log", "pytorch.cuda.oom", "serving", None),
     # batch AS
     # Mesa RADV's 'radv/amdgpu: Failed to allocate a buffer:' block: a Vulkan device allocation refused
     ("llamacpp/llamacpp.gpu.alloc-failed--Nathanw1014-strix-halo-llamacpp-8.log", "llamacpp.gpu.alloc-failed", None, None),

@@ -37,3 +37,25 @@ def test_a_log_wrapped_as_docker_json_is_diagnosed_like_the_raw_log(log: Path) -
     lines = log.read_bytes().decode("utf-8", "surrogateescape").splitlines(keepends=True)
     wrapped = diagnose_lines([docker_json_file(line) for line in lines], name=str(log))
     assert outcome(wrapped) == outcome(diagnose_path(str(log)))
+
+
+def test_a_rich_console_record_is_read_with_the_lines_under_its_message_column() -> None:
+    """Python's rich logging (RichHandler) prints a level column, the message and the source
+    path right-aligned, and goes on with a long message under its own column: the record is
+    read whole, without the path column, and a line indented elsewhere ends it."""
+    from matcher.normalize import parse_line
+
+    head = "[14:50:11.903191] ERROR    app.helpers: Error while loading offline chat model: Failed to create      config.py:80"
+    first = parse_line(head)
+    assert (first.text, first.error_level, first.header, first.hanging) == (
+        "app.helpers: Error while loading offline chat model: Failed to create", True, True, 27)
+    assert parse_line("ERROR    no path column here").hanging == 0
+    lines = ["ERROR    worker ERROR: CUDA                                          handler.py:574",
+             "         out of memory. Tried to allocate 3.88 GiB. GPU 0 has a total capacity of",
+             "         44.42 GiB of which 920.81 MiB is free.                                    ",
+             "           File \"serve.py\", line 3, in run"]
+    report = diagnose_lines(lines)
+    (root,) = [f for f in report["findings"] if f["id"] == report["root_cause"]]
+    assert (root["id"], root["line"], root["tier"]) == ("pytorch.cuda.oom", 1, "partial")
+    assert (root["facts"]["alloc_gib"], root["facts"]["device_free_gib"]) == (3.88, 0.8992)
+    assert diagnose_lines(lines[:1])["root_cause"] != "pytorch.cuda.oom"  # the first line alone is no allocator message

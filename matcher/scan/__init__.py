@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ..catalog import Catalog, FactEntry, FactExtractor, FrameMap, Pattern, PhaseMarker, ProblemSignature, Signature, SymptomClass
 from ..findings import MAX_PROCESSES, Finding, Incident, Run, group
-from ..normalize import Message, parse_line
+from ..normalize import Message, continues_record, parse_line
 from ..prefilter import (
     FOLLOW_BYTES,
     FOLLOW_LINES,
@@ -427,6 +427,8 @@ class RunScan:
         another width is the last. When the candidate's raw line begins with its logging
         header, a line that begins with the same four bytes ('INFO', '2025') is known to be
         the next record without parsing it."""
+        if message.hanging:
+            return self._hanging(data, candidate, message.hanging)
         origin = message.origin
         pieces: list[str] = []
         position = candidate.end + 1
@@ -447,6 +449,22 @@ class RunScan:
             pieces.append(piece)
             if width and _width(data[position:stop]) != width:
                 break
+            position = stop + 1
+        return pieces
+
+    def _hanging(self, data: bytes, candidate: Candidate, hanging: int) -> list[str]:
+        """The lines under a rich console record that go on with its message, each indented to
+        the message's column (a transport prefix on each line is taken off first)."""
+        pieces: list[str] = []
+        position = candidate.end + 1
+        for _ in range(FOLLOW_LINES):
+            newline = data.find(b"\n", position)
+            stop = len(data) if newline < 0 else newline
+            text = parse_line(data[position:min(stop, position + FOLLOW_BYTES)].decode("utf-8", "replace")).text
+            piece = continues_record(text, hanging)
+            if piece is None or position >= len(data):
+                break
+            pieces.append(piece)
             position = stop + 1
         return pieces
 
