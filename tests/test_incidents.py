@@ -305,6 +305,11 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AU
+    # DeepSpeed ZeRO-3's zero.Init frames (wrapped_fn): the model is being built on the GPU
+    ("pytorch/pytorch.cuda.oom-weight-loading--modelscope-ms-swift-3404.log", "pytorch.cuda.oom-weight-loading", "weight-loading", None),
+    # vLLM-Ascend's 'Available memory: 0, total memory: N' on every rank, the traceback cut short
+    ("vllm/vllm.kv-cache.no-available-memory--vllm-project-vllm-ascend-3843.log", "vllm.kv-cache.no-available-memory", "kv-cache-allocation", "vllm"),
     # batch AT
     # infinity's rich console record: the allocator's message goes on under the message column
     ("pytorch/pytorch.cuda.oom--michaelfeil-infinity-483.log", "pytorch.cuda.oom", None, "pytorch"),
