@@ -53,9 +53,11 @@ def test_a_rich_console_record_is_read_with_the_lines_under_its_message_column()
     lines = ["ERROR    worker ERROR: CUDA                                          handler.py:574",
              "         out of memory. Tried to allocate 3.88 GiB. GPU 0 has a total capacity of",
              "         44.42 GiB of which 920.81 MiB is free.                                    ",
+             "         Traceback (most recent call last):                                        ",
              "           File \"serve.py\", line 3, in run"]
     report = diagnose_lines(lines)
     (root,) = [f for f in report["findings"] if f["id"] == report["root_cause"]]
     assert (root["id"], root["line"], root["tier"]) == ("pytorch.cuda.oom", 1, "partial")
     assert (root["facts"]["alloc_gib"], root["facts"]["device_free_gib"]) == (3.88, 0.8992)
+    assert root["evidence"].endswith("920.81 MiB is free.")  # the traceback logged under it is no part of it
     assert diagnose_lines(lines[:1])["root_cause"] != "pytorch.cuda.oom"  # the first line alone is no allocator message

@@ -426,7 +426,8 @@ class RunScan:
         wrap, whose every piece but the last is as wide as the first line, so a piece of
         another width is the last. When the candidate's raw line begins with its logging
         header, a line that begins with the same four bytes ('INFO', '2025') is known to be
-        the next record without parsing it."""
+        the next record without parsing it. A rich console record goes on by its own rule
+        (:meth:`_hanging`)."""
         if message.hanging:
             return self._hanging(data, candidate, message.hanging)
         origin = message.origin
@@ -462,7 +463,7 @@ class RunScan:
             stop = len(data) if newline < 0 else newline
             text = parse_line(data[position:min(stop, position + FOLLOW_BYTES)].decode("utf-8", "replace")).text
             piece = continues_record(text, hanging)
-            if piece is None or position >= len(data):
+            if piece is None or TRACEBACK in piece:  # a traceback logged with the record starts under it too
                 break
             pieces.append(piece)
             position = stop + 1
