@@ -650,3 +650,15 @@ def test_an_out_of_memory_with_the_card_half_free_points_at_a_limit_not_at_other
     assert "already allocated" in legacy.read_text(encoding="utf-8")
     first = report(legacy)["findings"][0]["fixes"][0]
     assert first["id"] == "find-the-limit" and "expandable" not in first["change"]
+
+
+@pytest.mark.parametrize(("log", "tools"), [
+    ("vllm/vllm.kv-cache.no-available-memory--vllm-project-vllm-ascend-3843.log", ("nvidia-smi", "rocm-smi", "npu-smi")),
+    ("tgi/tgi.prefill.not-enough-memory--huggingface-text-generation-inference-1067.log", ("nvidia-smi", "rocm-smi", "hl-smi")),
+])
+def test_memory_checks_do_not_assume_an_nvidia_card(log: str, tools: tuple[str, ...]) -> None:
+    """vLLM and SGLang run on ROCm and Ascend, TGI on ROCm and Gaudi: every command that lists a
+    device's memory or its processes falls back to that platform's tool."""
+    findings = report(CORPUS / log)["findings"]
+    commands = [check["command"] for f in findings for check in f["checks"] if "smi" in (check.get("command") or "")]
+    assert commands and all(all(tool in command for tool in tools) for command in commands)
