@@ -5,8 +5,9 @@ service prefixes (``vllm-1  | ``), syslog and journalctl prefixes
 (``Jun 16 20:53:56 host ollama[13938]: ``), Kubernetes CRI, ``kubectl --timestamps`` and
 ``kubectl logs --prefix`` prefixes, vLLM's process tags (``(EngineCore_DP0 pid=1)``),
 logging headers (vLLM's, SGLang's, uvicorn's, llama.cpp's timestamped ``7.51.187.428 I ``),
-vLLM-Omni's pipeline stage tags (``[Stage-0]``), and JSON log records. Patterns are written
-against the engine's own message, so the wrapping goes first.
+vLLM-Omni's pipeline stage tags (``[Stage-0]``), Python rich's level and path columns (whose
+long messages go on under their own column: :func:`continues_record`), and JSON log records.
+Patterns are written against the engine's own message, so the wrapping goes first.
 """
 
 from __future__ import annotations
