@@ -36,6 +36,7 @@ MEMORY_TAGS = {"gpu-memory", "host-memory"}  # a report without tags (an older l
 
 def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool = False) -> dict[str, int]:
     from matcher.catalog import load_catalog
+    from matcher.diagnose import exit_severities
 
     renamed = load_catalog().renamed  # old id -> current id (related: renamed)
     counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0)
@@ -69,8 +70,11 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
                       f"found {found} ({phase}), expected {wanted} ({expect.get('phase')})", file=sys.stderr)
         else:
             counts["quiet_logs"] += 1
+            severity = dict(zip((f["id"] for f in report["findings"]), exit_severities(
+                {f["id"]: f["severity"] for f in report["findings"]},
+                {f["id"]: f["explained_by"] for f in report["findings"] if f.get("explained_by")})))
             loud = [f["id"] for f in report["findings"]
-                    if f["id"] not in NOT_A_DIAGNOSIS and f["severity"] in ("error", "warning")
+                    if f["id"] not in NOT_A_DIAGNOSIS and severity[f["id"]] in ("error", "warning")
                     and (count_wrappers or f["role"] != "wrapper")
                     and (f["role"] == "wrapper" or MEMORY_TAGS & set(f.get("tags", MEMORY_TAGS)))]
             counts["loud"] += bool(loud)

@@ -39,6 +39,7 @@ from .api import scan_path
 from .catalog import load_catalog
 from .commands.common import EXIT_CLEAN, EXIT_ERROR, catalog_option, fail, input_globs
 from .commands.scan import DEFAULT_INCLUDE, emit, expand, status_for
+from .diagnose import exit_severities
 from .read import InputError
 from .report import file_dict
 from .report.json_report import render_files
@@ -139,7 +140,9 @@ def main(paths: tuple[str, ...], scheduler: str, workers: int | None, fail_on: s
         click.echo(f"logkb: {error}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
-    severities = [finding["severity"] for entry in results.values() for finding in entry["findings"]]
+    severities = [severity for entry in results.values() for severity in exit_severities(
+        {f["id"]: f["severity"] for f in entry["findings"]},
+        {f["id"]: f["explained_by"] for f in entry["findings"] if f["explained_by"]})]
     sys.exit(EXIT_CLEAN if exit_zero else status_for(severities, fail_on))
 
 

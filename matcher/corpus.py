@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from .catalog.files import yaml_problem
-from .diagnose import Diagnosis, diagnose
+from .diagnose import Diagnosis, diagnose, exit_severities
 from .scan import Scanner
 
 FLOAT_TOLERANCE = 0.011
@@ -128,15 +128,17 @@ def _check(scanner: Scanner, sample: Sample) -> Outcome:
     if wanted is not None:
         wanted = scanner.catalog.current_id(wanted)  # a sidecar may name a renamed signature by its old id
     problems = outcome.problems
+    severity = dict(zip((f.id for f in run.findings), exit_severities(
+        {f.id: f.severity for f in run.findings}, diagnosis.explained_by)))
     if sample.non_memory or (wanted is None and not sample.healthy):  # a failure no signature fits
         loud = [f"{f.id}@{f.line}" for f in run.findings
-                if f.severity in ("error", "warning") and f.id != "uncatalogued" and not f.signature.wrapper]
+                if severity[f.id] in ("error", "warning") and f.id != "uncatalogued" and not f.signature.wrapper]
         if loud:
             problems.append(f"non-memory failure diagnosed as: {', '.join(loud)}")
         if wanted is None:
             return outcome
     elif sample.healthy or wanted is None:
-        loud = [f"{f.id}@{f.line}" for f in run.findings if f.severity in ("error", "warning")]
+        loud = [f"{f.id}@{f.line}" for f in run.findings if severity[f.id] in ("error", "warning")]
         if loud:
             problems.append(f"healthy log has problems: {', '.join(loud)}")
         return outcome

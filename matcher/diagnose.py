@@ -72,3 +72,17 @@ def diagnose(run: Run) -> Diagnosis:
 
 def _near(a: Finding, b: Finding) -> bool:
     return b.line <= a.last_line + NEAR_LINES and a.line <= b.last_line + NEAR_LINES
+
+
+def exit_severities(severities: dict[str, str], explained_by: dict[str, str]) -> list[str]:
+    """Each finding's severity for the exit status, by id: a finding that another explains
+    counts at the severity of the finding at the top of its chain of explanations (TensorRT's
+    out-of-memory errors before a tactic it skipped are no failure of the build)."""
+
+    def severity(finding_id: str, hops: int = 0) -> str:
+        above = explained_by.get(finding_id)
+        if above is None or above not in severities or hops > len(severities):
+            return severities[finding_id]
+        return severity(above, hops + 1)
+
+    return [severity(finding_id) for finding_id in severities]

@@ -15,6 +15,7 @@ import pytest
 
 from matcher.api import diagnose_path, scanner
 from matcher.commands.watch import Session
+from matcher.diagnose import exit_severities
 from matcher.read import read_chunks
 from matcher.report import file_dict
 
@@ -123,8 +124,11 @@ def test_healthy_logs_stay_silent():
     healthy = [p for p, text in sidecars.items() if "kind: healthy" in text and "\ngap:" not in text]
     assert len(healthy) >= 25
     for report in scan(*healthy):
-        loud = [f["id"] for f in report["findings"] if f["severity"] in ("error", "warning")]
-        assert loud == [], report["path"]
+        # an error another finding explains counts at that one's severity (TensorRT's builder
+        # errors before a tactic it skipped, explained by an info note)
+        severities = exit_severities({f["id"]: f["severity"] for f in report["findings"]},
+                                     {f["id"]: f["explained_by"] for f in report["findings"] if f["explained_by"]})
+        assert not {"error", "warning"} & set(severities), report["path"]
 
 
 def test_a_crash_loop_keeps_every_incident_with_its_own_line():
@@ -305,6 +309,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AV
+    # torchrun's failure summary (ChildFailedError) names a rank ended by SIGKILL: its traceback field, or
+    # its exitcode field where the paste ends before it
+    ("pytorch/host.oom-killed--lzhxmu-CPPO-6.log", "host.oom-killed", None, None),
+    ("pytorch/host.oom-killed--apple-ml-recurrent-drafter-5.log", "host.oom-killed", None, None),
+    # Torch-TensorRT's execution context: TensorRT's allocator lines, not TensorRT-LLM's signature
+    ("pytorch/cuda.runtime.out-of-memory--pytorch-TensorRT-4227.log", "cuda.runtime.out-of-memory", None, None),
     # batch AU
     # DeepSpeed ZeRO-3's zero.Init frames (wrapped_fn): the model is being built on the GPU
     ("pytorch/pytorch.cuda.oom-weight-loading--modelscope-ms-swift-3404.log", "pytorch.cuda.oom-weight-loading", "weight-loading", None),

@@ -311,7 +311,12 @@ def _examples(scanner: Scanner, sig: Signature, root: Path, corpus: _Corpus) -> 
         if key is not None:
             yield _line(sample.sidecar, key, "still a TODO placeholder: say where the log comes from")
             return
-    found = [(sample, check(scanner, sample).found) for sample in samples.values()]
+    outcomes = [(sample, check(scanner, sample)) for sample in samples.values()]
+    if sig.severity == "info":  # never ranked as a root cause: its examples must show it among the findings
+        if not any(f.id == sig.id for _, outcome in outcomes for f in outcome.diagnosis.run.findings):
+            yield _line(sig.path, "examples", f"not found on any of its examples ({outcomes[0][0].log.name} first)")
+        return
+    found = [(sample, outcome.found) for sample, outcome in outcomes]
     if not any(root_cause == sig.id for _, root_cause in found):
         sample, root_cause = found[0]
         yield _line(sig.path, "examples", f"never the root cause on its own examples "

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checklist import Checklist, build
-from ..diagnose import Diagnosis, diagnose
+from ..diagnose import Diagnosis, diagnose, exit_severities
 from ..redact import clip, redact
 from ..scan import Finding, Run
 
@@ -60,7 +60,8 @@ def stage_facts(run: Run, run_facts: dict[str, Any], finding: Finding) -> tuple[
 
 
 def worst_severity(reports: list[FileReport]) -> str | None:
-    ranks = [SEVERITIES.index(f.severity) for r in reports for f in r.run.findings]
+    ranks = [SEVERITIES.index(severity) for r in reports
+             for severity in exit_severities({f.id: f.severity for f in r.run.findings}, r.diagnosis.explained_by)]
     return SEVERITIES[min(ranks)] if ranks else None
 
 

@@ -41,9 +41,10 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
     if report.error:
         lines.append(_style(f"  input error: {report.error}", "error", color))
     if d.root_cause is None:
-        problems = [f for f in run.findings if f.severity in ("error", "warning")]
+        problems = [f for f in run.findings if f.severity in ("error", "warning") and f.id not in d.explained_by]
         reached = f" (reached phase: {run.phase_reached})" if run.phase_reached else ""
         lines.append(f"  no GPU-memory problem found{reached}" if not problems else "  no root cause decided")
+        lines.extend(_notices(report))
         return lines
     root = d.root_cause
     sig = root.signature
@@ -105,4 +106,17 @@ def _file(report: FileReport, color: bool, verbose: bool) -> list[str]:
             because = f", explained by {d.explained_by[other.id]}" if other.id in d.explained_by else ""
             count = f", {other.occurrences}x" if other.occurrences > 1 else ""
             lines.append(f"    - {other.id} ({role}{because}; line {other.line}{count})")
+    return lines
+
+
+def _notices(report: FileReport) -> list[str]:
+    """Info-level findings of a run without a root cause, and the error lines each explains
+    (TensorRT's out-of-memory lines that only preceded a skipped tactic)."""
+    d = report.diagnosis
+    lines: list[str] = []
+    for notice in (f for f in d.findings if f.severity == "info"):
+        lines.extend(_wrap(f"note: {notice.signature.title} (line {notice.line})", "  "))
+        explained = [f"{f.id} (line {f.line})" for f in d.findings if d.explained_by.get(f.id) == notice.id]
+        if explained:
+            lines.extend(_wrap(f"it explains: {', '.join(explained)}", "    "))
     return lines
