@@ -309,6 +309,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AW
+    # vLLM's placement-group wait that gives up after 1800 s, in its multi-GPU wording
+    ("vllm/vllm.ray.placement-group-unsatisfiable--gpustack-gpustack-5181.log", "vllm.ray.placement-group-unsatisfiable",
+     "device-check", "vllm"),
     # batch AV
     # torchrun's failure summary (ChildFailedError) names a rank ended by SIGKILL: its traceback field, or
     # its exitcode field where the paste ends before it
