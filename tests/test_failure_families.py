@@ -22,6 +22,7 @@ FIRST_FIX = {
     "cuda.kernel.fault": {"vllm": "vllm-eager", "sglang": "sglang-graph-backend", "tgi": "tgi-graphs",
                           "ollama": "ggml-kernels", "llamacpp": "ggml-kernels", "pytorch": "pytorch-graphs",
                           "trtllm": "change-version",  # no other engine's graph flags for TensorRT-LLM
+                          "ascend": "ascend-locate",  # a kernel that trapped on an Ascend NPU, under any engine
                           None: "unknown-engine-graphs"},
     "gpu.hardware.fault": "drain",
     "ray.memory-monitor.worker-killed": "reduce-host-memory",
@@ -82,7 +83,7 @@ def test_root_cause_phase_and_first_fix(log):
         assert report["phase"] == expect["phase"]
     first = FIRST_FIX[family]
     if isinstance(first, dict):
-        first = first[report["engine"]]
+        first = first["ascend" if "npu_kernel_fault" in report["facts"] else report["engine"]]
     assert finding["fixes"][0]["id"] == first
 
 

@@ -309,6 +309,22 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AX
+    # a frame line broken after its path's comma; SGLang's hybrid request pool allocating its Mamba states
+    ("sglang/pytorch.cuda.oom--sgl-project-sglang-24364.log", "pytorch.cuda.oom", "kv-cache-allocation", None),
+    # ONNX Runtime's arena: while a session ran a node, and while a session was built
+    ("pytorch/cuda.runtime.out-of-memory--C0untFloyd-roop-unleashed-182.log", "cuda.runtime.out-of-memory", "serving", None),
+    ("pytorch/cuda.runtime.out-of-memory--iperov-DeepFaceLive-33.log", "cuda.runtime.out-of-memory", "weight-loading", None),
+    # ... and in a node only ONNX Runtime's CPU provider runs (an NCHWc node): host RAM
+    ("pytorch/host.memory.alloc-failed--DayBreak-u-chineseocr_lite-355.log", "host.memory.alloc-failed", "serving", None),
+    # a request of 10 PB or more is a size computed wrongly, not a lack of memory
+    ("pytorch/nomatch-other--microsoft-onnxruntime-22702.log", "uncatalogued", None, None),
+    # an Ascend vector core's kernel exception under vLLM-Ascend
+    ("vllm/cuda.kernel.fault--vllm-project-vllm-ascend-2918.log", "cuda.kernel.fault", "serving", "vllm"),
+    # DeepSpeed: the engine's optimizer step, the hybrid engine's generation, the engine's set-up broadcast
+    ("pytorch/cuda.kernel.fault--deepspeedai-DeepSpeed-308.log", "cuda.kernel.fault", "serving", None),
+    ("pytorch/cuda.kernel.fault--deepspeedai-DeepSpeed-4945.log", "cuda.kernel.fault", "serving", None),
+    ("nccl/nccl.shm.insufficient--WangRongsheng-XrayGLM-83.log", "nccl.shm.insufficient", "weight-loading", None),
     # batch AW
     # vLLM's placement-group wait that gives up after 1800 s, in its multi-GPU wording
     ("vllm/vllm.ray.placement-group-unsatisfiable--gpustack-gpustack-5181.log", "vllm.ray.placement-group-unsatisfiable",

@@ -55,6 +55,10 @@ MIN_WRAPPED = 40  # a raw line shorter than this was not wrapped by a terminal
 MAX_WRAPPED = 4096  # a line this long was not wrapped by a terminal
 _FRAME_START = re.compile(r'\s*File "')  # CPython's frame line, whose end a terminal may have wrapped
 _COMPLETE_FRAME = re.compile(r'\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
+# A frame line broken after its path's comma, its line number and function on the next line: a
+# chat box or an editor that wraps at spaces, whose soft wrap the copy kept.
+_FRAME_PATH_ONLY = re.compile(r'\s*File "[^"]{1,400}",\s*$')
+_FRAME_REST = re.compile(r'\s*line \d{1,7}, in [\w<>.]{1,120}\s*$')
 _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message
 
 
@@ -404,7 +408,16 @@ class RunScan:
         it took. It is read whole when only the whole is a frame (the wrap fell inside the
         path), or when the wrap fell inside the function's name and only the whole name maps to
         a step ('in fr' + 'om_pretrained'). A paste that lost its indentation puts the source
-        line unindented after the frame: that is no name's end, and the frame stays as it is."""
+        line unindented after the frame: that is no name's end, and the frame stays as it is.
+        A frame broken after its path's comma, whatever its width, is read with the next line
+        when that line is the rest of a frame ('line N, in name')."""
+        if _FRAME_PATH_ONLY.match(text):
+            start = candidate.end + 1
+            stop = data.find(b"\n", start)
+            rest = parse_line(data[start:len(data) if stop < 0 else min(stop, start + FOLLOW_BYTES)]
+                              .decode("utf-8", "replace")).text
+            if _FRAME_REST.match(rest):
+                return text.rstrip() + " " + rest.strip(), 1
         if not _may_be_wrapped(candidate):
             return text, 0
         pieces = self._continuation(data, candidate, message, wrapped_only=True)

@@ -1,0 +1,53 @@
+"""Runtimes beside the serving engines, through the command line on real corpus logs: ONNX
+Runtime's arena and Huawei CANN's kernel exceptions get their own checks and fixes, never
+PyTorch's or CUDA's knobs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+ORT_RUN = CORPUS / "pytorch" / "cuda.runtime.out-of-memory--C0untFloyd-roop-unleashed-182.log"
+ORT_INIT = CORPUS / "pytorch" / "cuda.runtime.out-of-memory--iperov-DeepFaceLive-33.log"
+ASCEND = CORPUS / "vllm" / "cuda.kernel.fault--vllm-project-vllm-ascend-2918.log"
+PYTORCH_KNOBS = ("set_per_process_memory_fraction", "PYTORCH_CUDA_ALLOC_CONF", "from_pretrained", "gpu-memory-utilization")
+
+
+def report(log: Path) -> dict:
+    done = subprocess.run([sys.executable, "-m", "matcher", "scan", "-f", "json", str(log)], capture_output=True,
+                          text=True, check=False)
+    (file_report,) = json.loads(done.stdout)["files"]
+    return file_report
+
+
+def test_onnx_runtime_arena_gets_its_provider_check_and_arena_fixes():
+    for log in (ORT_RUN, ORT_INIT):
+        found = report(log)
+        root = found["findings"][0]
+        assert root["id"] == "cuda.runtime.out-of-memory" and root["basis"].startswith("class: gpu-oom (onnxruntime)")
+        checks = {c["id"]: c for c in root["checks"]}
+        assert checks["ort-provider"]["status"] == "fail"
+        size = re.search(r"could not grow by (\d+) bytes", checks["ort-provider"]["detail"])
+        assert size is not None and f"requested buffer of size {size.group(1)}" in log.read_text(encoding="utf-8")
+        assert [f["id"] for f in root["fixes"]][:2] == ["ort-arena-options", "ort-smaller-input"]
+        advice = json.dumps(root["fixes"])
+        assert "kSameAsRequested" in advice
+        assert not any(knob in advice for knob in PYTORCH_KNOBS)
+
+
+def test_onnx_runtime_phase_from_its_own_wording():
+    assert report(ORT_RUN)["phase"] == "serving"  # a node failed while a session ran
+    assert report(ORT_INIT)["phase"] == "weight-loading"  # the session was being built
+
+
+def test_ascend_kernel_exception_is_a_fault_with_ascend_advice():
+    found = report(ASCEND)
+    root = found["findings"][0]
+    assert found["root_cause"] == "cuda.kernel.fault" and found["engine"] == "vllm"
+    fixes = [f["id"] for f in root["fixes"]]
+    assert fixes[0] == "ascend-locate" and "ASCEND_LAUNCH_BLOCKING=1" in root["fixes"][0]["change"]
+    assert "driver" not in fixes and "vllm-backend" not in fixes  # NVIDIA's driver, CUDA attention backends
