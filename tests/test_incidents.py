@@ -309,6 +309,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch AY
+    # a ComfyUI custom node's own frames: the node was running for a queued workflow
+    ("pytorch/pytorch.cuda.oom--Enemyx-net-VibeVoice-ComfyUI-17.log", "pytorch.cuda.oom", "serving", None),
     # batch AX
     # a frame line broken after its path's comma; SGLang's hybrid request pool allocating its Mamba states
     ("sglang/pytorch.cuda.oom--sgl-project-sglang-24364.log", "pytorch.cuda.oom", "kv-cache-allocation", None),
