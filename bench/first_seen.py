@@ -70,9 +70,8 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
                       f"found {found} ({phase}), expected {wanted} ({expect.get('phase')})", file=sys.stderr)
         else:
             counts["quiet_logs"] += 1
-            severity = dict(zip((f["id"] for f in report["findings"]), exit_severities(
-                {f["id"]: f["severity"] for f in report["findings"]},
-                {f["id"]: f["explained_by"] for f in report["findings"] if f.get("explained_by")})))
+            severity = exit_severities({f["id"]: f["severity"] for f in report["findings"]},
+                                       {f["id"]: f["explained_by"] for f in report["findings"] if f.get("explained_by")})
             loud = [f["id"] for f in report["findings"]
                     if f["id"] not in NOT_A_DIAGNOSIS and severity[f["id"]] in ("error", "warning")
                     and (count_wrappers or f["role"] != "wrapper")

@@ -142,7 +142,7 @@ def main(paths: tuple[str, ...], scheduler: str, workers: int | None, fail_on: s
         sys.exit(EXIT_ERROR)
     severities = [severity for entry in results.values() for severity in exit_severities(
         {f["id"]: f["severity"] for f in entry["findings"]},
-        {f["id"]: f["explained_by"] for f in entry["findings"] if f["explained_by"]})]
+        {f["id"]: f["explained_by"] for f in entry["findings"] if f["explained_by"]}).values()]
     sys.exit(EXIT_CLEAN if exit_zero else status_for(severities, fail_on))
 
 

@@ -128,8 +128,7 @@ def _check(scanner: Scanner, sample: Sample) -> Outcome:
     if wanted is not None:
         wanted = scanner.catalog.current_id(wanted)  # a sidecar may name a renamed signature by its old id
     problems = outcome.problems
-    severity = dict(zip((f.id for f in run.findings), exit_severities(
-        {f.id: f.severity for f in run.findings}, diagnosis.explained_by)))
+    severity = exit_severities({f.id: f.severity for f in run.findings}, diagnosis.explained_by)
     if sample.non_memory or (wanted is None and not sample.healthy):  # a failure no signature fits
         loud = [f"{f.id}@{f.line}" for f in run.findings
                 if severity[f.id] in ("error", "warning") and f.id != "uncatalogued" and not f.signature.wrapper]

@@ -74,7 +74,7 @@ def _near(a: Finding, b: Finding) -> bool:
     return b.line <= a.last_line + NEAR_LINES and a.line <= b.last_line + NEAR_LINES
 
 
-def exit_severities(severities: dict[str, str], explained_by: dict[str, str]) -> list[str]:
+def exit_severities(severities: dict[str, str], explained_by: dict[str, str]) -> dict[str, str]:
     """Each finding's severity for the exit status, by id: a finding that another explains
     counts at the severity of the finding at the top of its chain of explanations (TensorRT's
     out-of-memory errors before a tactic it skipped are no failure of the build)."""
@@ -85,4 +85,4 @@ def exit_severities(severities: dict[str, str], explained_by: dict[str, str]) ->
             return severities[finding_id]
         return severity(above, hops + 1)
 
-    return [severity(finding_id) for finding_id in severities]
+    return {finding_id: severity(finding_id) for finding_id in severities}

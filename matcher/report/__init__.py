@@ -60,8 +60,8 @@ def stage_facts(run: Run, run_facts: dict[str, Any], finding: Finding) -> tuple[
 
 
 def worst_severity(reports: list[FileReport]) -> str | None:
-    ranks = [SEVERITIES.index(severity) for r in reports
-             for severity in exit_severities({f.id: f.severity for f in r.run.findings}, r.diagnosis.explained_by)]
+    ranks = [SEVERITIES.index(severity) for r in reports for severity in
+             exit_severities({f.id: f.severity for f in r.run.findings}, r.diagnosis.explained_by).values()]
     return SEVERITIES[min(ranks)] if ranks else None
 
 

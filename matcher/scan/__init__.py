@@ -82,6 +82,14 @@ def _width(raw: bytes) -> int:
     return len(raw.rstrip(b"\r").decode("utf-8", "replace"))
 
 
+def _message_at(data: bytes, position: int) -> tuple[Message, int]:
+    """The line of ``data`` that starts at ``position``, parsed (its first FOLLOW_BYTES), and
+    where it ends."""
+    newline = data.find(b"\n", position)
+    stop = len(data) if newline < 0 else newline
+    return parse_line(data[position:min(stop, position + FOLLOW_BYTES)].decode("utf-8", "replace")), stop
+
+
 def _may_be_wrapped(candidate: Candidate) -> bool:
     """A raw line as long as a terminal's width (its header counts: the terminal wrapped the
     whole line), whole within the regexes' window."""
@@ -412,10 +420,7 @@ class RunScan:
         A frame broken after its path's comma, whatever its width, is read with the next line
         when that line is the rest of a frame ('line N, in name')."""
         if _FRAME_PATH_ONLY.match(text):
-            start = candidate.end + 1
-            stop = data.find(b"\n", start)
-            rest = parse_line(data[start:len(data) if stop < 0 else min(stop, start + FOLLOW_BYTES)]
-                              .decode("utf-8", "replace")).text
+            rest = _message_at(data, candidate.end + 1)[0].text
             if _FRAME_REST.match(rest):
                 return text.rstrip() + " " + rest.strip(), 1
         if not _may_be_wrapped(candidate):
@@ -452,9 +457,7 @@ class RunScan:
             if position >= len(data) or data[position:position + 1] in b"\r\n\t" or data.startswith(b"  ", position) \
                     or start and data.startswith(start, position):
                 break
-            newline = data.find(b"\n", position)
-            stop = len(data) if newline < 0 else newline
-            message = parse_line(data[position:min(stop, position + FOLLOW_BYTES)].decode("utf-8", "replace"))
+            message, stop = _message_at(data, position)
             piece = message.text
             if not piece.strip() or piece[:2].isspace() or piece[:1] == "\t" or message.header \
                     or message.origin not in (None, origin) or is_exception(piece) or TRACEBACK in piece \
@@ -472,10 +475,8 @@ class RunScan:
         pieces: list[str] = []
         position = candidate.end + 1
         for _ in range(FOLLOW_LINES):
-            newline = data.find(b"\n", position)
-            stop = len(data) if newline < 0 else newline
-            text = parse_line(data[position:min(stop, position + FOLLOW_BYTES)].decode("utf-8", "replace")).text
-            piece = continues_record(text, hanging)
+            message, stop = _message_at(data, position)
+            piece = continues_record(message.text, hanging)
             if piece is None or TRACEBACK in piece:  # a traceback logged with the record starts under it too
                 break
             pieces.append(piece)
