@@ -662,3 +662,26 @@ def test_memory_checks_do_not_assume_an_nvidia_card(log: str, tools: tuple[str, 
     findings = report(CORPUS / log)["findings"]
     commands = [check["command"] for f in findings for check in f["checks"] if "smi" in (check.get("command") or "")]
     assert commands and all(all(tool in command for tool in tools) for command in commands)
+
+
+@pytest.mark.parametrize(("log", "lead", "others"), [
+    ("pytorch/pytorch.cuda.oom--zjunlp-EasyEdit-563.log", "shrink-oversized-operation", "355.43 GiB"),
+    ("pytorch/pytorch.cuda.oom--casper-hansen-AutoAWQ-423.log", "shrink-oversized-operation", "156"),
+    ("vllm/torch.cuda.oom--gpustack-gpustack-4963.log", "shrink-oversized-operation-vllm", "192"),
+])
+def test_one_request_larger_than_the_card_leads_with_the_operation(log: str, lead: str, others: str) -> None:
+    """A single allocation above the card's whole memory (the attention matrix of a long input,
+    a calibration set moved at once) is not met by freeing memory: the check says so, and the
+    fix that cuts that operation comes first, in the engine's own words."""
+    path = CORPUS / log
+    assert _check(path, "request-exceeds-card")["status"] == "fail"
+    assert "the card was full" not in json.dumps(report(path))
+    first = report(path)["findings"][0]["fixes"][0]
+    assert first["id"] == lead and others in first["change"]
+    assert ("--limit-mm-per-prompt" in first["change"]) == lead.endswith("-vllm")
+
+
+def test_a_request_the_card_could_hold_offers_no_oversized_operation_fix() -> None:
+    full = CORPUS / "pytorch/pytorch.cuda.oom--black-forest-labs-flux-459.log"
+    assert _check(full, "request-exceeds-card")["status"] == "pass"
+    assert not {"shrink-oversized-operation", "shrink-oversized-operation-vllm"} & set(fixes(full))
