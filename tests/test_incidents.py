@@ -309,6 +309,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BA
+    # ComfyUI's browser dialog for a node that raised while a queued workflow ran
+    ("pytorch/pytorch.cuda.oom--JettHu-ComfyUI_TGate-10.log", "pytorch.cuda.oom", "serving", None),
+    # a launcher's CalledProcessError for a child killed by SIGKILL while checkpoint shards loaded
+    ("host/host.oom-killed--huggingface-autotrain-advanced-456.log", "host.oom-killed", "weight-loading", None),
+    # allocation lines glued together: the KV-cache step's own failure line places it
+    ("llamacpp/llamacpp.gpu.alloc-failed--kyuz0-amd-strix-halo-toolboxes-65.log", "llamacpp.gpu.alloc-failed",
+     "kv-cache-allocation", "llamacpp"),
     # batch AY
     # a ComfyUI custom node's own frames: the node was running for a queued workflow
     ("pytorch/pytorch.cuda.oom--Enemyx-net-VibeVoice-ComfyUI-17.log", "pytorch.cuda.oom", "serving", None),
