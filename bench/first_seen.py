@@ -9,7 +9,8 @@ one Markdown table row is printed for ``corpus/FIRST-SEEN.md``:
 
 - root cause right first: failures whose reported root cause is the expected id (a memory
   failure that no signature fits counts as right when nothing, or ``uncatalogued``, is named);
-- phase right: failures whose reported phase is the expected one;
+- phase right: failures whose reported phase is the expected one (a log that reached no phase
+  has phase ``unknown``; rows before 2026-12-05's batch BB counted it as a miss);
 - memory diagnoses on non-memory logs: healthy and non-memory logs on which a catalog problem
   signature that diagnoses a lack of memory (tagged ``gpu-memory`` or ``host-memory``) is
   reported at warning or error, other than a wrapper ("Engine core initialization failed",
@@ -53,7 +54,8 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
         else:
             report = json.loads(done.stdout)["files"][0]
         counts["logs"] += 1
-        found, phase = report["root_cause"], report["phase"]
+        # a report whose log reached no phase has none; a sidecar writes that "unknown"
+        found, phase = report["root_cause"], report["phase"] or "unknown"
         if meta.get("kind") == "failure":
             counts["failures"] += 1
             # a sidecar or a logkb of before a rename may name the signature by its old id

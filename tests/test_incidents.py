@@ -309,6 +309,21 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BB
+    # an IPython traceback cut before its exception: the header names OutOfMemoryError, the frames the warmup
+    ("vllm/vllm.sampler.oom-warmup--unslothai-unsloth-3542.log", "vllm.sampler.oom-warmup", "warmup", "vllm"),
+    # verl's actor computing log-probabilities on a rollout batch: a step of the running job
+    ("pytorch/pytorch.cuda.oom--verl-project-verl-2828.log", "pytorch.cuda.oom", "serving", None),
+    # ExLlamaV2 placing modules over an automatic split: an out-of-memory there is the weights not fitting
+    ("pytorch/pytorch.cuda.oom-weight-loading--turboderp-org-exllamav2-166.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # vLLM's 'Loading weights took N seconds': the weights' post-processing after it is still loading
+    ("vllm/vllm.engine.core-failed--syv-ai-qwen38-27b-rtx3090-1.log", "vllm.engine.core-failed", "weight-loading", "vllm"),
+    # llama.cpp's loader error cut right after its colon, logged after the allocation it reports
+    ("llamacpp/llamacpp.gpu.alloc-failed--oobabooga-textgen-5987.log", "llamacpp.gpu.alloc-failed", "weight-loading",
+     "llamacpp"),
+    # Ray's memory monitor with the node's IP taken out of its report
+    ("host/ray.memory-monitor.worker-killed--OpenRLHF-OpenRLHF-171.log", "ray.memory-monitor.worker-killed", None, None),
     # batch BA
     # ComfyUI's browser dialog for a node that raised while a queued workflow ran
     ("pytorch/pytorch.cuda.oom--JettHu-ComfyUI_TGate-10.log", "pytorch.cuda.oom", "serving", None),
@@ -1088,3 +1103,26 @@ def test_tgi_interceptor_line_places_the_failure_by_the_call_that_raised(tmp_pat
     log.write_text(f"2024-04-19T11:06:25.868590Z ERROR text_generation_launcher: Method {method} encountered an error.\n")
     (report,) = scan(log)
     assert (report["root_cause"], report["phase"]) == ("tgi.shard.failed", phase)
+
+
+IPYTHON_CUT = (
+    "{exception}                          Traceback (most recent call last)\n"
+    "File ~/env/lib/python3.10/site-packages/vllm/v1/worker/gpu_model_runner.py:2874, in GPUModelRunner._dummy_sampler_run(self, hidden_states)\n"
+    "   2873 try:\n"
+)
+
+
+@pytest.mark.parametrize(("exception", "root_cause"), [
+    ("OutOfMemoryError", "vllm.sampler.oom-warmup"),
+    ("torch.OutOfMemoryError", "vllm.sampler.oom-warmup"),
+    ("KeyError", None),
+])
+def test_an_ipython_header_speaks_for_the_exception_a_cut_traceback_lost(exception, root_cause):
+    """IPython names the exception's class above the frames: when the paste ends before the
+    exception line, a class that means running out of memory is read there, in the phase the
+    frames show, as partial evidence; any other class is not a memory diagnosis."""
+    (report,) = scan("-", stdin=IPYTHON_CUT.format(exception=exception).encode())
+    assert report["root_cause"] == root_cause
+    if root_cause:
+        finding = next(f for f in report["findings"] if f["id"] == root_cause)
+        assert finding["tier"] == "partial" and finding["phase"] == "warmup" and finding["line"] == 1

@@ -41,7 +41,8 @@ from .context import FRAME_GAP, EngineTracker, PhaseTracker, goes_back
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
-from .lines import DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, TRACEBACK, AnchorIndex, Hit, LineMatcher, partial_match, search
+from .lines import (DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, TRACEBACK, AnchorIndex, Hit, LineMatcher,
+                    partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -289,7 +290,9 @@ class RunScan:
                 self._close()
                 closing = False
             self.phases.start_traceback()
-            self._event(line_no)
+            header = IPYTHON_HEADER.match(text)
+            self._event(line_no).header = None if header is None else \
+                (header["type"], self._seen(text, line_no, message.origin))
         if kinds.frame and _FRAME_START.match(text):
             text, continuation_lines = self._frame_rejoined(data, candidate, text, message)
             self._joined_until = line_no + continuation_lines

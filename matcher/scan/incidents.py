@@ -105,6 +105,7 @@ class Event:
     marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
     last_exception_line: int = 0
+    header: tuple[str, Seen] | None = None  # the exception class an IPython traceback header names, and the header
 
     def touch(self, line_no: int) -> None:
         self.last_line = max(self.last_line, line_no)
@@ -194,6 +195,9 @@ class Resolver:
                 cut = self.symptoms.of_cut_line(last.text)
                 if cut is not None:
                     candidates.append((cut, last))
+            headed = self._headed(event, input_ended_at)
+            if headed is not None:
+                candidates.append(headed)
         for symptom, seen in candidates:
             owner = self.symptoms.owner(symptom.name, symptom.form, seen.phase, engine, seen.context_facts)
             if owner is None or any(search(ex, seen.text, owner) for ex in owner.exclude):
@@ -223,6 +227,20 @@ class Resolver:
                 incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")
                 return owner, incident
         return None
+
+    def _headed(self, event: Event, input_ended_at: int) -> tuple[SymptomMatch, Seen] | None:
+        """A traceback cut before its exception whose IPython header names a class that means a
+        symptom: the header speaks for the missing line, in the phase the frames show."""
+        if event.header is None or not event.cut_before_exception or event.last_line < input_ended_at - CUT_SLACK:
+            return None
+        type_name, header = event.header
+        symptom = self.symptoms.of_exception(f"{type_name}:")
+        if symptom is None:
+            return None
+        phase, source = (event.frame_phase, "frames") if event.frame_phase else (header.phase, header.phase_source)
+        seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, header.context_facts)
+        return SymptomMatch(symptom.name, symptom.form, "the traceback's header names the exception, and the log ends "
+                            "before its message"), seen
 
     def _uncatalogued(self, event: Event, input_ended_at: int | None, wrapped: bool) -> Incident | None:
         """The event's last exception, else its first native fatal statement, else (unless a

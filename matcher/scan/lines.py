@@ -40,6 +40,9 @@ FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|\[?[~/]\S{0,400}?\.py
 # The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
 # few lines of context and marks it with an arrow.
 IPYTHON_CALL = "--->"
+# IPython's traceback header names the exception's class before the frames, so a paste cut
+# before the exception line still says what was raised ("OutOfMemoryError    Traceback ...").
+IPYTHON_HEADER = re.compile(r"^(?P<type>[A-Za-z_][\w.]{0,120})\s{2,}Traceback \(most recent call last\)")
 # (JupyterLab renders the location as a link, which a copy gives as "File [path:N](url), in ...")
 _IPYTHON_FRAME = re.compile(r'^\s*File \[?(?P<path>[~/]\S{0,400}?\.py):(?P<line>\d+)(?:\]\([^)\s]{0,600}\))?, in '
                             r'(?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
