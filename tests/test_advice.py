@@ -685,3 +685,25 @@ def test_a_request_the_card_could_hold_offers_no_oversized_operation_fix() -> No
     full = CORPUS / "pytorch/pytorch.cuda.oom--black-forest-labs-flux-459.log"
     assert _check(full, "request-exceeds-card")["status"] == "pass"
     assert not {"shrink-oversized-operation", "shrink-oversized-operation-vllm"} & set(fixes(full))
+
+
+@pytest.mark.parametrize(("log", "first", "absent"), [
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-42147.log", "engine-headroom", "smaller-batch-vllm"),
+    ("vllm/torch.cuda.oom--QwenLM-Qwen3-458.log", "engine-headroom", "smaller-batch-vllm"),
+    ("sglang/pytorch.cuda.oom--sgl-project-sglang-12496.log", "engine-headroom-sglang", None),
+])
+def test_an_out_of_memory_while_the_kv_cache_is_allocated_lowers_the_engines_budget(log: str, first: str,
+                                                                                   absent: str | None) -> None:
+    """vLLM and SGLang size the KV cache from their memory budget, not from the work they
+    schedule: when allocating it runs out, the budget leads, and vLLM's batch limits (which would
+    only raise the budget) are not offered."""
+    found = report(CORPUS / log)
+    assert found["phase"] == "kv-cache-allocation"
+    ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
+    assert ids[0] == first and absent not in ids
+
+
+def test_an_out_of_memory_while_serving_still_starts_with_the_work_in_flight() -> None:
+    found = report(CORPUS / "vllm/pytorch.cuda.oom--vllm-project-vllm-38257.log")
+    assert found["phase"] == "serving"
+    assert [fix["id"] for fix in found["findings"][0]["fixes"]][:2] == ["smaller-batch-vllm", "engine-headroom"]
