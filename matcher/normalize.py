@@ -124,6 +124,10 @@ def parse_line(line: str) -> Message:
                 or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
             error_level = True
         line = line[match.end():]
+    if line.startswith("**") and (bold_end := line.find("**", 2)) > 2:
+        # A line a chat reply set in bold ("**RuntimeError: CUDA out of memory.** Tried to ..."):
+        # the markers are the reply's, not the log's.
+        line = line[2:bold_end] + line[bold_end + 2:]
     hanging = 0
     rich = _RICH_LEVEL.match(line)
     if rich is not None:

@@ -309,6 +309,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BC
+    # Python's bare MemoryError while a checkpoint is read into host RAM
+    ("host/host.memory.alloc-failed--KawaiiKraken-GLaDOS-GPT-14.log", "host.memory.alloc-failed", "weight-loading", None),
+    # earlyoom, a userspace OOM daemon, ending the process with the most memory
+    ("host/host.oom-killed--Comfy-Org-ComfyUI-15276.log", "host.oom-killed", None, None),
+    # an exception line a chat reply set in bold: the markers split PyTorch's message
+    ("pytorch/pytorch.cuda.oom-fragmentation--facebookresearch-detectron2-1563.log", "pytorch.cuda.oom-fragmentation",
+     "serving", None),
     # batch BB
     # an IPython traceback cut before its exception: the header names OutOfMemoryError, the frames the warmup
     ("vllm/vllm.sampler.oom-warmup--unslothai-unsloth-3542.log", "vllm.sampler.oom-warmup", "warmup", "vllm"),

@@ -319,7 +319,7 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
         spec = doc["symptom"]
         return SymptomClass(**common, symptom=SymptomSpec(
             doc["id"].removeprefix("symptom."), tuple(spec.get("prefixes", [])),
-            frozenset(spec.get("exception_types", []))))
+            frozenset(spec.get("exception_types", [])), spec.get("exception_form", "torch")))
     if kind == "extractor":
         return FactExtractor(**common, names_engine=bool(doc.get("names_engine", False)),
                              continues_event=bool(doc.get("continues_event", False)))

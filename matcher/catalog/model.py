@@ -138,6 +138,7 @@ class SymptomSpec:
     name: str  # the id without "symptom.": what owner rules refer to
     prefixes: tuple[str, ...]
     exception_types: frozenset[str]
+    exception_form: str = "torch"  # the form a bare exception of those types counts as
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -73,7 +73,7 @@ class Symptoms:
             return None
         reason = "the exception's message is missing" if not (match.group("message") or "").strip() else \
             "only the exception's class shows it"
-        return SymptomMatch(sig.symptom.name, "torch", reason)
+        return SymptomMatch(sig.symptom.name, sig.symptom.exception_form, reason)
 
     def of_cut_line(self, text: str) -> SymptomMatch | None:
         """A last line cut short: after any exception class, the start of a canonical message."""
