@@ -66,14 +66,14 @@ def _model_dir() -> str:
 
 
 CASES = [
-    Case("other-process", Run("train", {"batch": "96000"}, hold_share=0.9), "failure", "pytorch.cuda.oom", "unknown",
+    Case("other-process", Run("train", {"batch": "96000"}, hold_share=0.9), "failure", "pytorch.cuda.oom", "serving",
          "A training loop that fits an idle card starts while another process holds 90% of the free memory."),
     Case("fragmentation", Run("fragment"), "failure", "pytorch.cuda.oom-fragmentation", "unknown",
          "Cached segments, each pinned by a small live tensor, leave most memory reserved but unallocated in "
          "holes smaller than the next request."),
     Case("memory-cap", Run("capped"), "failure", "pytorch.cuda.oom-memory-cap", "unknown",
          "torch.cuda.set_per_process_memory_fraction(0.25) caps the process below what its steps need."),
-    Case("batch-too-large", Run("train"), "failure", "pytorch.cuda.oom", "unknown",
+    Case("batch-too-large", Run("train"), "failure", "pytorch.cuda.oom", "serving",
          "A training batch sized to need about 1.3 times the card, on an idle card."),
     Case("weight-loading", Run("load", {"model_dir": _model_dir()}, hold_share=0.99), "failure",
          "pytorch.cuda.oom-weight-loading", "weight-loading",

@@ -44,7 +44,7 @@ class Incident:
     tier: str  # exact | class | partial | fuzzy
     confidence: float
     phase: str
-    phase_source: str  # fixed | frames | marker | followers | unknown
+    phase_source: str  # fixed | frames | marker | followers | fallback | unknown
     basis: str  # one phrase: what the diagnosis rests on
     frames: list[str] = field(default_factory=list)
     origin: str | None = None  # process or rank tag: "(EngineCore_DP0 pid=1)", "[rank0]"

@@ -1134,3 +1134,37 @@ def test_an_ipython_header_speaks_for_the_exception_a_cut_traceback_lost(excepti
     if root_cause:
         finding = next(f for f in report["findings"] if f["id"] == root_cause)
         assert finding["tier"] == "partial" and finding["phase"] == "warmup" and finding["line"] == 1
+
+
+FORWARD_FRAMES = (
+    '  File "/env/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1747, in _call_impl\n'
+    "    return forward_call(*args, **kwargs)\n"
+    '  File "/app/model.py", line 40, in forward\n'
+    "    x = self.attn(x)\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+    "23.64 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.60 GiB memory in use. "
+    "Of the allocated memory 21.90 GiB is allocated by PyTorch, and 260.00 MiB is reserved by PyTorch but unallocated.\n"
+)
+PROFILE_RUN = ('  File "/env/lib/python3.11/site-packages/vllm/v1/worker/gpu_worker.py", line 210, '
+               "in determine_available_memory\n    self.model_runner.profile_run()\n")
+
+
+@pytest.mark.parametrize(("before", "root_cause", "phase"), [
+    ("Traceback (most recent call last):\n", "pytorch.cuda.oom", "serving"),
+    ("Traceback (most recent call last):\n" + PROFILE_RUN, "pytorch.cuda.oom", "memory-profiling"),
+    ("INFO 05-13 14:03:40 [model_runner.py:1110] Starting to load model /models/x...\nTraceback (most recent call last):\n",
+     "pytorch.cuda.oom-weight-loading", "weight-loading"),
+])
+def test_a_models_forward_pass_is_the_workload_only_where_nothing_more_specific_names_the_step(before, root_cause, phase):
+    """nn.Module's call frames are a fallback frame map: alone they place the error while the
+    loaded model runs (serving); an engine's own frame (vLLM's profiling run) or a phase marker
+    before the traceback decides instead (and the phase family follows it)."""
+    (report,) = scan("-", stdin=(before + FORWARD_FRAMES).encode())
+    assert report["root_cause"] == root_cause and report["phase"] == phase
+
+
+def test_a_marker_after_the_error_still_replaces_a_fallback_phase():
+    """TGI logs the warmup that failed after the shard's traceback: that marker names the step
+    the forward pass ran in."""
+    (report,) = scan(CORPUS / "tgi/cuda.kernel.fault--huggingface-text-generation-inference-2613.log")
+    assert report["root_cause"] == "cuda.kernel.fault" and report["phase"] == "warmup"

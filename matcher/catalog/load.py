@@ -325,7 +325,7 @@ def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], revie
                              continues_event=bool(doc.get("continues_event", False)))
     if kind == "phase-marker":
         return PhaseMarker(**common, enters_phase=doc["enters_phase"])
-    return FrameMap(**common, enters_phase=doc["enters_phase"])
+    return FrameMap(**common, enters_phase=doc["enters_phase"], fallback=bool(doc.get("fallback", False)))
 
 
 def _range(value: str | None) -> VersionRange | None:

@@ -403,6 +403,7 @@ class FrameMap(FactEntry):
     KIND: ClassVar[str] = "frame-map"
 
     enters_phase: str
+    fallback: bool = False  # names the phase only where no other frame map or phase marker does
 
 
 # The class of each ``kind:``.

@@ -68,9 +68,10 @@ NOT_A_LACK_OF_MEMORY = "gpu-fault"  # a symptom class that rules out a memory di
 
 def _provisional(phase: str | None, source: str) -> bool:
     """A phase that a marker after the error may replace: none was decided, it came from such
-    markers, or it is the device check's, whose markers (devices found, backends initialised)
-    only say that the next step had not yet printed its own."""
-    return source in ("unknown", "followers") or (source == "marker" and phase == "device-check")
+    markers or from fallback frames (a model's forward pass, whatever step ran it), or it is the
+    device check's, whose markers (devices found, backends initialised) only say that the next
+    step had not yet printed its own."""
+    return source in ("unknown", "followers", "fallback") or (source == "marker" and phase == "device-check")
 
 
 def _follows(phase: str | None, source: str, marker: str) -> bool:
@@ -301,13 +302,13 @@ class RunScan:
             self.engines.note_paths(text)
             event = self._event(line_no)
             event.frames = [f for _, f in self.phases.frames]
-            event.frame_phase = self.phases.frame_phase
+            event.frame_phase, event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
             event.last_frame_line = max(line_no, self._joined_until)
             return
         if kinds.source and self.event is not None and self.event.last_frame_line and \
                 (line_no == self.event.last_frame_line + 1 or text.startswith(IPYTHON_CALL)):
             self.phases.add_source(text)
-            self.event.frame_phase = self.phases.frame_phase
+            self.event.frame_phase, self.event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
         if kinds.gate:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)

@@ -52,7 +52,8 @@ class PhaseTracker:
     phases: list[tuple[str, int]] = field(default_factory=list)
     frames: list[tuple[int, str]] = field(default_factory=list)
     frame_phase: str | None = None  # the phase the current traceback's innermost mapped frame shows
-    _memo: dict[str, str | None] = field(default_factory=dict)
+    fallback_phase: str | None = None  # the same from fallback frame maps (a model's forward pass)
+    _memo: dict[str, tuple[str, bool] | None] = field(default_factory=dict)
 
     def enter(self, phase: str, line_no: int) -> bool:
         """A marker at ``line_no``; True when it changed the phase."""
@@ -68,6 +69,7 @@ class PhaseTracker:
     def start_traceback(self) -> None:
         self.frames = []
         self.frame_phase = None
+        self.fallback_phase = None
 
     def add_frame(self, line_no: int, text: str) -> None:
         if self.frames and line_no - self.frames[-1][0] > FRAME_GAP:
@@ -75,20 +77,26 @@ class PhaseTracker:
         frame = canonical_frame(text)
         self.frames.append((line_no, frame))
         del self.frames[:-MAX_FRAMES]
-        phase = self._phase_of_frame(frame)
-        if phase is not None:
-            self.frame_phase = phase
+        self._note(self._phase_of_frame(frame))
 
     def phase_of(self, frame_line: str) -> str | None:
-        """The phase a frame line shows, without adding it to the traceback."""
-        return self._phase_of_frame(canonical_frame(frame_line))
+        """The phase a frame line shows, without adding it to the traceback (fallback maps
+        aside)."""
+        found = self._phase_of_frame(canonical_frame(frame_line))
+        return found[0] if found is not None and not found[1] else None
 
     def add_source(self, text: str) -> None:
         """The code line a frame was executing: a call it names (``from_pretrained(``,
         ``.generate(``) shows the step even where the frame's own function is the user's."""
-        phase = self._phase_of_frame(text.strip())
-        if phase is not None:
-            self.frame_phase = phase
+        self._note(self._phase_of_frame(text.strip()))
+
+    def _note(self, found: tuple[str, bool] | None) -> None:
+        if found is not None:
+            phase, fallback = found
+            if fallback:
+                self.fallback_phase = phase
+            else:
+                self.frame_phase = phase
 
     def recent_frames(self, line_no: int) -> list[tuple[int, str]]:
         """The frames of the traceback that a line at ``line_no`` closes, if any."""
@@ -98,23 +106,28 @@ class PhaseTracker:
 
     def in_force(self, line_no: int) -> tuple[str, str]:
         """The phase at a line and where it comes from: the frames of the traceback it closes,
-        the last marker, or nothing."""
-        if self.frame_phase and self.recent_frames(line_no):
+        the last marker, the traceback's fallback frames (which a marker after the error may
+        still replace), or nothing."""
+        recent = bool(self.recent_frames(line_no))
+        if self.frame_phase and recent:
             return self.frame_phase, "frames"
         if self.phase:
             return self.phase, "marker"
+        if self.fallback_phase and recent:
+            return self.fallback_phase, "fallback"
         return "unknown", "unknown"
 
-    def _phase_of_frame(self, frame: str) -> str | None:
-        """Memoised: the same frames recur in every traceback of a crash loop."""
+    def _phase_of_frame(self, frame: str) -> tuple[str, bool] | None:
+        """The phase a frame names and whether only a fallback map names it (a map that is not
+        one wins). Memoised: the same frames recur in every traceback of a crash loop."""
         if frame not in self._memo:
             if len(self._memo) >= CONFIRM_CACHE:
                 self._memo.clear()
             lowered = frame.lower()
-            self._memo[frame] = next(
-                (e.enters_phase for e in reversed(self.frame_maps)
-                 if (wanted := anchored_patterns(e, frame, lowered))
-                 and confirm(e, frame, wanted) is not None), None)
+            named = [e for e in reversed(self.frame_maps)
+                     if (wanted := anchored_patterns(e, frame, lowered)) and confirm(e, frame, wanted) is not None]
+            chosen = next((e for e in named if not e.fallback), named[0] if named else None)
+            self._memo[frame] = None if chosen is None else (chosen.enters_phase, chosen.fallback)
         return self._memo[frame]
 
 

@@ -102,6 +102,7 @@ class Event:
     # line that settles it (PyTorch's hint under its CUDA error) may follow the hit.
     conditional: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     frame_phase: str | None = None
+    fallback_phase: str | None = None  # the phase fallback frame maps name (a model's forward pass)
     marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
     last_exception_line: int = 0
@@ -136,14 +137,26 @@ class Event:
         """An error logged before its traceback (vLLM logs the error, then the traceback; a
         paste may put the exception first): where nothing decided the phase of a line, the
         frames of the event's traceback do."""
-        if self.frame_phase is None:
+        if self.frame_phase is None and self.fallback_phase is None:
             return
+        phase, source = (self.frame_phase, "frames") if self.frame_phase else (self.fallback_phase, "fallback")
         for _, incident in self.hits.values():
             if incident.phase_source == "unknown":
-                incident.phase, incident.phase_source = self.frame_phase, "frames"
+                incident.phase, incident.phase_source = phase, source
         for seen in (*(seen for _, seen in self.symptoms), *self.exceptions, *self.errors, *self.fatals):
             if seen.phase_source == "unknown":
-                seen.phase, seen.phase_source = self.frame_phase, "frames"
+                seen.phase, seen.phase_source = phase, source
+
+    def phase_of_frames(self) -> tuple[str, str]:
+        """The phase of a traceback read from its frames alone: a frame map's, else the
+        markers', else a fallback frame map's."""
+        if self.frame_phase:
+            return self.frame_phase, "frames"
+        if self.marker_phase:
+            return self.marker_phase, "marker"
+        if self.fallback_phase:
+            return self.fallback_phase, "fallback"
+        return "unknown", "unknown"
 
     @property
     def cut_before_exception(self) -> bool:
@@ -208,7 +221,7 @@ class Resolver:
                 basis = f"partial: {symptom.partial}; its words show {symptom.name}{form}{where}"
                 tier, confidence = "partial", PARTIAL_CONFIDENCE
             else:
-                basis = f"class: {symptom.name}{form}{where}" + (" frames" if seen.phase_source == "frames" else "")
+                basis = f"class: {symptom.name}{form}{where}" + (" frames" if seen.phase_source in ("frames", "fallback") else "")
                 tier, confidence = "class", CLASS_CONFIDENCE
             return owner, _incident(seen, tier, confidence, basis)
         # A traceback cut before its exception is read from its frames only when nothing in the
@@ -216,12 +229,11 @@ class Resolver:
         # "collect2: error: ld returned 1 exit status") is what the traceback reports.
         if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK \
                 and not event.errors and not event.fatals:
-            phase, source = (event.frame_phase, "frames") if event.frame_phase else \
-                (event.marker_phase, "marker") if event.marker_phase else ("unknown", "unknown")
+            phase, source = event.phase_of_frames()
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
                 seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, facts())
-                where = f"; the {'frames' if source == 'frames' else 'phase markers'} show {phase}" if phase != "unknown" else ""
+                where = f"; the {'phase markers' if source == 'marker' else 'frames'} show {phase}" if phase != "unknown" else ""
                 basis = f"partial: the exception line is not in this log{where}"
                 incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE, basis)
                 incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")
@@ -237,7 +249,9 @@ class Resolver:
         symptom = self.symptoms.of_exception(f"{type_name}:")
         if symptom is None:
             return None
-        phase, source = (event.frame_phase, "frames") if event.frame_phase else (header.phase, header.phase_source)
+        phase, source = (event.frame_phase, "frames") if event.frame_phase else \
+            (header.phase, header.phase_source) if header.phase_source != "unknown" else \
+            (event.fallback_phase, "fallback") if event.fallback_phase else (header.phase, header.phase_source)
         seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, header.context_facts)
         return SymptomMatch(symptom.name, symptom.form, "the traceback's header names the exception, and the log ends "
                             "before its message"), seen
