@@ -249,9 +249,7 @@ class Resolver:
         symptom = self.symptoms.of_exception(f"{type_name}:")
         if symptom is None:
             return None
-        phase, source = (event.frame_phase, "frames") if event.frame_phase else \
-            (header.phase, header.phase_source) if header.phase_source != "unknown" else \
-            (event.fallback_phase, "fallback") if event.fallback_phase else (header.phase, header.phase_source)
+        phase, source = event.phase_of_frames()
         seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, header.context_facts)
         return SymptomMatch(symptom.name, symptom.form, "the traceback's header names the exception, and the log ends "
                             "before its message"), seen
