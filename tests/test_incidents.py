@@ -309,6 +309,15 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BD
+    # Docker's inspect output of a container the OOM killer did not end ('"OOMKilled": false')
+    ("nonmemory/nonmemory-llamacpp--ggml-org-llama.cpp-17060.log", None, None, None),
+    # a Kubernetes pod's terminated state, exitCode 137 (SIGKILL from its memory limit)
+    ("host/host.oom-killed--kserve-kserve-2290.log", "host.oom-killed", None, None),
+    # Slurm's current wording of a step's cgroup OOM kills ('Detected 2 oom_kill events in StepId=...')
+    ("host/host.oom-killed--snakemake-snakemake-executor-plugin-slurm-371.log", "host.oom-killed", None, None),
+    # fairseq's and metaseq's 'begin training epoch N': the out-of-memory after it is a training step
+    ("pytorch/pytorch.cuda.oom--facebookresearch-metaseq-314.log", "pytorch.cuda.oom", "serving", None),
     # batch BC
     # Python's bare MemoryError while a checkpoint is read into host RAM
     ("host/host.memory.alloc-failed--KawaiiKraken-GLaDOS-GPT-14.log", "host.memory.alloc-failed", "weight-loading", None),
@@ -1168,3 +1177,13 @@ def test_a_marker_after_the_error_still_replaces_a_fallback_phase():
     the forward pass ran in."""
     (report,) = scan(CORPUS / "tgi/cuda.kernel.fault--huggingface-text-generation-inference-2613.log")
     assert report["root_cause"] == "cuda.kernel.fault" and report["phase"] == "warmup"
+
+
+def test_docker_inspect_reads_the_oom_killed_flag_not_the_key():
+    """Docker's inspect output names OOMKilled in every container's state: only a true flag is
+    the OOM killer's kill; the false one (a container that exited on its own) is no diagnosis."""
+    state = '\t"State": {{\n\t\t"Status": "exited",\n\t\t"OOMKilled": {flag},\n\t\t"ExitCode": {code},\n'
+    (killed,) = scan("-", stdin=state.format(flag="true", code=137).encode())
+    assert killed["root_cause"] == "host.oom-killed"
+    (exited,) = scan("-", stdin=state.format(flag="false", code=139).encode())
+    assert [f["id"] for f in exited["findings"]] == []
