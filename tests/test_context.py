@@ -1,9 +1,11 @@
-"""The scan's context trackers on their own: which engine the process tags name, and which way
-the start-up phases run."""
+"""The scan's context trackers on their own: which engine the process tags name, which way the
+start-up phases run, and which phase a native stack's frames show."""
 
 from __future__ import annotations
 
-from matcher.scan.context import EngineTracker, goes_back
+from matcher.catalog import FrameMap, load_catalog
+from matcher.scan.context import EngineTracker, PhaseTracker, goes_back
+from matcher.scan.lines import NATIVE_FRAME
 
 
 def test_vllms_process_tags_name_vllm_once_each():
@@ -24,3 +26,45 @@ def test_a_start_up_runs_forward_through_its_phases():
     assert goes_back("warmup", "weight-loading")
     assert not goes_back("warmup", "serving")
     assert not goes_back(None, "weight-loading") and not goes_back("unknown", "warmup")
+
+
+def _tracker() -> PhaseTracker:
+    catalog = load_catalog()
+    return PhaseTracker([s for s in catalog.signatures.values() if isinstance(s, FrameMap)])
+
+
+def test_a_native_stack_is_read_innermost_first():
+    """gdb prints the innermost frame first: the warm-up decode inside the common start-up is
+    warmup, and a loader frame printed before that start-up frame makes it weight loading."""
+    tracker = _tracker()
+    assert tracker.add_native_frame(10, "#5  0x00006470414fdd7a in llama_decode ()", after_error=True) is None
+    assert tracker.add_native_frame(11, "#6  0x0000647 in llama_init_from_gpt_params(gpt_params&) ()",
+                                    after_error=True) == "warmup"
+    loading = _tracker()
+    loading.add_native_frame(3, "libllama.so(_ZN18llama_model_loader13load_all_dataEP12ggml_context+0x5d)[0x7f]", True)
+    assert loading.add_native_frame(4, "#7  0x0000 in common_init_from_params(common_params&) ()", True) \
+        == "weight-loading"
+
+
+def test_a_native_stack_before_an_error_speaks_for_it_unless_a_marker_follows():
+    """Go prints a panic's stack before the server reports the runner's exit; a phase marker
+    after the stack, or a stack that belonged to an earlier error, does not carry over."""
+    tracker = _tracker()
+    tracker.add_native_frame(2, "github.com/ollama/ollama/runner/ollamarunner.(*Server).reserveWorstCaseGraph(0xc0)",
+                             after_error=False)
+    assert tracker.in_force(9) == ("warmup", "frames")
+    tracker.enter("serving", 10)
+    assert tracker.in_force(11) == ("serving", "marker")
+    owned = _tracker()
+    owned.add_native_frame(2, "common_speculative_state_mtp::draft", after_error=True)
+    assert owned.in_force(5) == ("unknown", "unknown")
+
+
+def test_native_frame_lines_are_told_from_code_and_prose():
+    frames = ["#3 llama_decode (ctx=0x0) at llama.cpp:123", "  9: candle_transformers::models::falcon::Falcon::load",
+              "runtime.cgocall(0x564221a518d0, 0xc000047268)", "  current device: 0, in function ggml_cuda_cpy",
+              "=========         Host Frame: llama_context::kv_self_update() in llama-context.cpp:765"]
+    others = ["    model.cuda()", "torch.cuda.synchronize()", "1: Loading model weights", "#12 Fix the bug",
+              "RuntimeError: CUDA error: out of memory"]
+    assert all(NATIVE_FRAME.match(line) for line in frames)
+    assert not any(NATIVE_FRAME.match(line) for line in others)

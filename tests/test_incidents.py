@@ -309,6 +309,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # native stacks, innermost frame first: the mapped frame names the phase
+    # ggml's CUDA error report, then a speculative draft's frame while generating
+    ("llamacpp/llamacpp.gpu.alloc-failed--airelien.dev-qwen36-27b-mtp-oom-fix-q2kxl.log", "llamacpp.gpu.alloc-failed",
+     "serving", None),
+    # Go's panic stack before Ollama's report: the runner reserving its worst-case graph
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-10553.log", "llamacpp.gpu.alloc-failed", "warmup", None),
+    # Go's panic stack: Ollama's engine creating the model's backend for its weights
+    ("ollama/llamacpp.gpu.alloc-failed--ollama-ollama-9791.log", "llamacpp.gpu.alloc-failed", "weight-loading", None),
+    # compute-sanitizer's host frames: a K-shift of a cache that requests filled
+    ("llamacpp/cuda.kernel.fault--LostRuins-koboldcpp-1469.log", "cuda.kernel.fault", "serving", None),
     # batch BD
     # Docker's inspect output of a container the OOM killer did not end ('"OOMKilled": false')
     ("nonmemory/nonmemory-llamacpp--ggml-org-llama.cpp-17060.log", None, None, None),

@@ -41,8 +41,8 @@ from .context import FRAME_GAP, EngineTracker, PhaseTracker, goes_back
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
-from .lines import (DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, TRACEBACK, AnchorIndex, Hit, LineMatcher,
-                    partial_match, search)
+from .lines import (DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
+                    Hit, LineMatcher, partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -280,6 +280,10 @@ class RunScan:
             self.run.stages.add(message.origin)
         self.engines.note_origin(message.origin)
         event = self.event
+        if kinds.source_only and NATIVE_FRAME.match(text) is None and not (
+                event is not None and event.last_frame_line
+                and (line_no == event.last_frame_line + 1 or text.startswith(IPYTHON_CALL))):
+            return  # a frame map's words outside any frame or code line under one: not a candidate at all
         if event is not None and line_no > event.last_line + FRAME_GAP:
             self._close()
         # An event ends at the first candidate line after it that does not continue it. Only
@@ -309,6 +313,12 @@ class RunScan:
                 (line_no == self.event.last_frame_line + 1 or text.startswith(IPYTHON_CALL)):
             self.phases.add_source(text)
             self.event.frame_phase, self.event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
+        if kinds.source and NATIVE_FRAME.match(text):
+            owner = self.event if self.event is not None and line_no > self.event.first_line else None
+            native = self.phases.add_native_frame(line_no, text, after_error=owner is not None)
+            if owner is not None:  # the stack of the error before it (ggml's abort, a sanitizer's report)
+                owner.touch(line_no)
+                owner.native_phase = owner.native_phase or native
         if kinds.gate:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)

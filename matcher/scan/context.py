@@ -53,6 +53,9 @@ class PhaseTracker:
     frames: list[tuple[int, str]] = field(default_factory=list)
     frame_phase: str | None = None  # the phase the current traceback's innermost mapped frame shows
     fallback_phase: str | None = None  # the same from fallback frame maps (a model's forward pass)
+    native_phase: str | None = None  # the phase the innermost mapped frame of the last native stack shows
+    native_line: int = 0  # that stack's last frame line seen
+    native_explains_error: bool = False  # the stack followed an error line, which it belongs to
     _memo: dict[str, tuple[str, bool] | None] = field(default_factory=dict)
 
     def enter(self, phase: str, line_no: int) -> bool:
@@ -78,6 +81,21 @@ class PhaseTracker:
         self.frames.append((line_no, frame))
         del self.frames[:-MAX_FRAMES]
         self._note(self._phase_of_frame(frame))
+
+    def add_native_frame(self, line_no: int, text: str, after_error: bool) -> str | None:
+        """A native stack frame (lines.NATIVE_FRAME); returns the phase of its stack so far.
+        Native stacks print the innermost frame first, so the first mapped frame decides. A
+        stack printed after an error line (ggml's abort) belongs to that error; one printed
+        before (Go's panic, then the server's report) speaks for the next error."""
+        if not self.native_line or line_no - self.native_line > FRAME_GAP:
+            self.native_phase = None  # another stack
+            self.native_explains_error = after_error
+        self.native_line = line_no
+        if self.native_phase is None:
+            found = self._phase_of_frame(text.strip())
+            if found is not None and not found[1]:
+                self.native_phase = found[0]
+        return self.native_phase
 
     def phase_of(self, frame_line: str) -> str | None:
         """The phase a frame line shows, without adding it to the traceback (fallback maps
@@ -111,6 +129,9 @@ class PhaseTracker:
         recent = bool(self.recent_frames(line_no))
         if self.frame_phase and recent:
             return self.frame_phase, "frames"
+        if self.native_phase and not self.native_explains_error and line_no - self.native_line <= FRAME_GAP \
+                and not (self.phases and self.phases[-1][1] > self.native_line):
+            return self.native_phase, "frames"  # a native stack printed before the error it explains (Go's panic)
         if self.phase:
             return self.phase, "marker"
         if self.fallback_phase and recent:

@@ -1,7 +1,8 @@
 """Error events and the incidents they resolve to.
 
 An event is a stretch of the log that belongs to one failure: its error lines, its traceback
-(header, frames, chained exceptions) and what follows it without a break. It opens at an
+(header, frames, chained exceptions), a native stack printed after it, and what follows it
+without a break. It opens at an
 error-ish line and ends at the first line that does not continue it (:func:`continues_event`,
 the rule ``logkb watch`` shares), or FRAME_GAP lines on. When it ends it is resolved, from
 the strongest evidence down:
@@ -27,7 +28,7 @@ from typing import Any
 from ..catalog import Pattern, ProblemSignature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
 from .context import FRAME_GAP
-from .lines import ERROR_WORDS, search
+from .lines import ERROR_WORDS, NATIVE_FRAME, search
 from .symptoms import SymptomMatch, Symptoms, exception_line
 
 MAX_EVENT_ITEMS = 16  # exception, error and gated lines kept per event
@@ -70,7 +71,7 @@ def continues_event(text: str) -> bool:
     """True for a line that is part of the event before it (see the module docstring)."""
     # Further error lines continue an error burst too (llama.cpp prints the failed allocation,
     # then the buffer, then the caller).
-    return continues_traceback(text) or ERROR_WORDS.search(text) is not None
+    return continues_traceback(text) or ERROR_WORDS.search(text) is not None or NATIVE_FRAME.match(text) is not None
 
 
 @dataclass(repr=False, eq=False)
@@ -103,6 +104,7 @@ class Event:
     conditional: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     frame_phase: str | None = None
     fallback_phase: str | None = None  # the phase fallback frame maps name (a model's forward pass)
+    native_phase: str | None = None  # the phase the innermost mapped frame of a native stack after the error names
     marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
     last_exception_line: int = 0
@@ -135,11 +137,13 @@ class Event:
 
     def settle_phase_from_frames(self) -> None:
         """An error logged before its traceback (vLLM logs the error, then the traceback; a
-        paste may put the exception first): where nothing decided the phase of a line, the
-        frames of the event's traceback do."""
-        if self.frame_phase is None and self.fallback_phase is None:
+        paste may put the exception first; ggml and Go print the native stack after the
+        error): where nothing decided the phase of a line, the frames of the event's
+        traceback do."""
+        mapped = self.frame_phase or self.native_phase
+        if mapped is None and self.fallback_phase is None:
             return
-        phase, source = (self.frame_phase, "frames") if self.frame_phase else (self.fallback_phase, "fallback")
+        phase, source = (mapped, "frames") if mapped else (self.fallback_phase, "fallback")
         for _, incident in self.hits.values():
             if incident.phase_source == "unknown":
                 incident.phase, incident.phase_source = phase, source

@@ -37,6 +37,21 @@ GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w !=
 FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|\[?[~/]\S{0,400}?\.py:\d+(?:\]\([^)\s]{0,600}\))?, in )'
                         r'|Cell In\[\d+\], line \d+'
                         r'|\[?(?:[~/]\S{0,400}?\.py|<ipython-input-[\w-]{1,80}>)(?:\]\([^)\s]{0,600}\))? in <?[\w: ]{1,80}>?\()')
+# A frame of a native stack, which every native runtime prints innermost first: gdb's
+# "#5  0x... in llama_decode ()", glibc's backtrace_symbols "lib.so(func+0x1e6)[0x7f...]", Go's
+# "pkg.(*Server).run(0xc0...)", Rust's "  9: crate::module::Type::load", a bare C++ qualified
+# name, compute-sanitizer's "Host Frame: func(...) in file:line", and ggml's CUDA error report
+# "current device: 0, in function ggml_x at file:line".
+NATIVE_FRAME = re.compile(
+    r"^\s*(?:#\d{1,3}\s+(?:0x[0-9a-fA-F]{1,16}\s+in\s+[A-Za-z_~]|[A-Za-z_~][\w:~<>]{0,300}\s*\()"
+    r"|\S{0,300}\([\w.$@]{1,400}\+0x[0-9a-fA-F]{1,16}\)\s*\[0x[0-9a-fA-F]{1,16}\]"
+    r"|\d{1,3}:\s+(?:0x[0-9a-fA-F]{1,16}\s+-\s+)?<?[\w<>]{1,80}::\S"
+    r"|(?:[\w.-]{1,100}/){1,12}[\w-]{1,100}(?:\.\(\*?\w{1,80}\))?(?:\.\w{1,80}){1,4}\([^()\n]{0,400}\)\s*$"
+    r"|[\w-]{1,100}(?:\.\(\*?\w{1,80}\))?(?:\.\w{1,80}){1,4}\((?:0x[0-9a-fA-F]|\{|\.\.\.)[^()\n]{0,400}\)\s*$"
+    r"|[A-Za-z_]\w{0,80}(?:::~?[A-Za-z_]\w{0,80}){1,8}\s*$"
+    r"|(?:={3,}\s+)?Host Frame:\s*[A-Za-z_~]"
+    r"|current device: \d{1,3}, in function \w{1,120}\b)"
+)
 # The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
 # few lines of context and marks it with an arrow.
 IPYTHON_CALL = "--->"
@@ -142,6 +157,11 @@ class LineKinds:
     # Only halves of anchors: the line is read when a terminal's wrap cut an anchor there and
     # the rest follows on the next lines, and is otherwise no candidate at all.
     split_only: bool
+
+    @property
+    def source_only(self) -> bool:
+        """Only a frame map's literals: the line matters as a frame or a frame's code line."""
+        return self.source and not (self.traceback or self.frame or self.gate or self.wanted)
 
 
 class LineMatcher:
