@@ -47,6 +47,7 @@ _RICH_LEVEL = re.compile(r"(?:\[\d\d:\d\d:\d\d(?:[.,]\d{1,6})?\] )?(DEBUG|INFO|W
 _RICH_PATH = re.compile(r"(?<=\S) {2,}[\w.-]{1,80}\.py:\d{1,6} *$")
 _RICH_TAIL = 120  # the path column is looked for in a line's last characters only
 
+_RAY_REPEATED = re.compile(r" ?\[repeated \d{1,9}x across cluster\]$")
 _STAGE = re.compile(r"(?: (?:TP|DP|PP|EP)\d{1,5}){1,3}")  # the parallel ranks SGLang puts in its header
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
@@ -105,6 +106,8 @@ def parse_line(line: str) -> Message:
         line = _json_message(stripped, depth=0) or line
     if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters
         line = line[:-2]
+    if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"
+        line = _RAY_REPEATED.sub("", line)
     origin, error_level, header, header_first = None, False, False, False
     first = raw.startswith(line)  # nothing was taken off its start (colour codes, JSON framing)
     while True:

@@ -309,6 +309,21 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BE
+    # Ray's RayTaskError header names the remote task: NeMo-RL's get_logprobs is a step of the job
+    ("pytorch/pytorch.cuda.oom--NVIDIA-NeMo-RL-3793.log", "pytorch.cuda.oom", "serving", None),
+    # ... and an RL worker's init_model loads the weights
+    ("pytorch/pytorch.cuda.oom-weight-loading--NovaSky-AI-SkyRL-1221.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # Ray's '[repeated 3x across cluster]' after each line no longer hides vLLM's sleep-mode wake-up frames
+    ("vllm/cuda.runtime.out-of-memory--OpenRLHF-OpenRLHF-1050.log", "cuda.runtime.out-of-memory", "serving", None),
+    # llama.cpp's own 'failed to find KV cache slot for ubatch' in an application on its library
+    ("llamacpp/llamacpp.kv-cache.no-free-space--LostRuins-koboldcpp-1535.log", "llamacpp.kv-cache.no-slot-for-batch",
+     "serving", None),
+    # PyTorch on an Intel GPU raising Level Zero's out-of-device-memory code
+    ("pytorch/cuda.runtime.out-of-memory--intel-torch-xpu-ops-5432.log", "cuda.runtime.out-of-memory", None, None),
+    # the amdgpu kernel driver's page-fault report in dmesg
+    ("host/cuda.kernel.fault--ROCm-legacy-rocm-build-5616.log", "cuda.kernel.fault", None, None),
     # native stacks, innermost frame first: the mapped frame names the phase
     # ggml's CUDA error report, then a speculative draft's frame while generating
     ("llamacpp/llamacpp.gpu.alloc-failed--airelien.dev-qwen36-27b-mtp-oom-fix-q2kxl.log", "llamacpp.gpu.alloc-failed",
