@@ -259,7 +259,12 @@ class _Ere:
         return self.bracket(members, negate)
 
     def bracket(self, members: list[str], negate: bool) -> str:
-        """ERE brackets have no escapes: ']' goes first, '-' last, '^' not first."""
+        """ERE brackets have no escapes: ']' goes first, '-' last, '^' not first. A '[' member
+        goes outside, as an escaped literal in an alternation: ripgrep reads '[' inside a
+        bracket as the start of a nested class, grep -E as itself."""
+        if "[" in members and not negate:
+            others = [m for m in members if m != "["]
+            return "\\[" if not others else "(\\[|" + self.bracket(others, negate) + ")"
         close = "]" if "]" in members else ""
         dash = "-" if "-" in members else ""
         caret = "^" if "^" in members else ""

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from matcher.catalog import FactEntry
 from matcher.cli import main
-from matcher.export import SERVING_ENGINES, logsource, rule_id, to_lucene
+from matcher.export import SERVING_ENGINES, logsource, rule_id, to_ere, to_lucene
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
@@ -287,3 +287,16 @@ def test_newline_classes_become_line_safe_in_ere() -> None:
     assert to_ere(r"a[^\n]{1,3}b") == "a.{1,3}b"
     assert to_ere(r"x[^\n\d]y") == "x[^0-9]y"
     assert "\n" not in to_ere(r"GPU name: +(?P<gpu_name>[^\n]{1,80}?)\s*$")
+
+
+@pytest.mark.skipif(shutil.which("rg") is None or shutil.which("grep") is None, reason="needs ripgrep and grep")
+def test_a_bracket_holding_an_opening_bracket_reads_the_same_in_grep_and_ripgrep(tmp_path):
+    """Python reads '(?:\\(|\\[)' as one class; ripgrep would take a bare '[' inside brackets
+    for a nested class, so the export writes it outside them."""
+    ere = to_ere(r"returns: 39 (?:\(|\[)UR_RESULT")
+    lines = tmp_path / "lines.txt"
+    lines.write_text("returns: 39 (UR_RESULT\nreturns: 39 [UR_RESULT\nreturns: 39 {UR_RESULT\n", encoding="utf-8")
+    for tool in (["rg", "-n", "-e"], ["grep", "-n", "-E", "-e"]):
+        done = subprocess.run([*tool, ere, str(lines)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (tool[0], done.stderr)
+        assert [line.split(":")[0] for line in done.stdout.splitlines()] == ["1", "2"], tool[0]
