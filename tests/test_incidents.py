@@ -309,6 +309,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BF
+    # a small engine's own device allocation failure ending in the runtime's 'out of memory' (ds4)
+    ("pytorch/cuda.runtime.out-of-memory--antirez-ds4-410.log", "cuda.runtime.out-of-memory", None, None),
+    # CTranslate2's own allocation while faster-whisper loads: its settings, not PyTorch's weight-loading knobs
+    ("pytorch/cuda.runtime.out-of-memory--heimoshuiyu-whisper-fastapi-1.log", "cuda.runtime.out-of-memory",
+     "weight-loading", None),
+    # TurboMind's '[TM][ERROR] [Engine] Warm-up for N tokens failed': an error logged while warming up
+    ("pytorch/nomatch-other--InternLM-lmdeploy-4366.log", "uncatalogued", "warmup", None),
     # batch BE
     # Ray's RayTaskError header names the remote task: NeMo-RL's get_logprobs is a step of the job
     ("pytorch/pytorch.cuda.oom--NVIDIA-NeMo-RL-3793.log", "pytorch.cuda.oom", "serving", None),
@@ -693,8 +701,8 @@ FROM_NEW_BATCHES = [
      "pytorch.xpu.allocation-size-limit", None, None),
     # ComfyUI's model management (here Fooocus's fork) and faster-whisper's model constructor load weights
     ("host/host.memory.alloc-failed--lllyasviel-Fooocus-2342.log", "host.memory.alloc-failed", "weight-loading", None),
-    ("pytorch/pytorch.cuda.oom-weight-loading--chidiwilliams-buzz-439.log", "pytorch.cuda.oom-weight-loading",
-     "weight-loading", None),
+    ("pytorch/pytorch.cuda.oom-weight-loading--chidiwilliams-buzz-439.log", "cuda.runtime.out-of-memory",
+     "weight-loading", None),  # CTranslate2's own allocation: the runtime id, with CTranslate2's settings
     # batch AA
     # a V1 traceback cut at run_engine_core's code line 'engine_core.run_busy_loop()'
     ("vllm/pytorch.cuda.oom--vllm-project-vllm-27466.log", "pytorch.cuda.oom", "serving", "vllm"),
