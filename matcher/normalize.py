@@ -57,8 +57,9 @@ ERRORISH_WORDS = ("error", "exception", "out of memory", "failed", "not enough",
                   "cannot allocate", "unable to allocate", "killed")
 
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
-# Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]", LMDeploy's TurboMind "[TM][ERROR]"
-# and "[TRT-LLM] [RANK 1] [E]", a compiler's or linker's "collect2: error: " (a JIT build that failed).
+# Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"
+# and "[TRT-LLM] [RANK 1] [E]", LMDeploy's TurboMind "[TM][ERROR]", a compiler's or linker's
+# "collect2: error: " (a JIT build that failed).
 _ERROR_LEVEL_AT_START = re.compile(
     r"(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\]|\[TM\]\[(?:ERROR|FATAL)\]"
     r"|[\w./+-]{1,80}:\ (?:fatal\ )?error:\ "

@@ -2,9 +2,8 @@
 
 An event is a stretch of the log that belongs to one failure: its error lines, its traceback
 (header, frames, chained exceptions), a native stack printed after it, and what follows it
-without a break. It opens at an
-error-ish line and ends at the first line that does not continue it (:func:`continues_event`,
-the rule ``logkb watch`` shares), or FRAME_GAP lines on. When it ends it is resolved, from
+without a break. It opens at an error-ish line and ends at the first line that does not
+continue it (:func:`continues_event`, the rule ``logkb watch`` shares), or FRAME_GAP lines on. When it ends it is resolved, from
 the strongest evidence down:
 
 1. exact: a signature's own wording matched on a line of the event;
