@@ -280,9 +280,8 @@ class RunScan:
             self.run.stages.add(message.origin)
         self.engines.note_origin(message.origin)
         event = self.event
-        if kinds.source_only and NATIVE_FRAME.match(text) is None and not (
-                event is not None and event.last_frame_line
-                and (line_no == event.last_frame_line + 1 or text.startswith(IPYTHON_CALL))):
+        native_frame = kinds.source and NATIVE_FRAME.match(text) is not None
+        if kinds.source_only and not native_frame and not self._under_frame(line_no, text):
             return  # a frame map's words outside any frame or code line under one: not a candidate at all
         if event is not None and line_no > event.last_line + FRAME_GAP:
             self._close()
@@ -309,11 +308,10 @@ class RunScan:
             event.frame_phase, event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
             event.last_frame_line = max(line_no, self._joined_until)
             return
-        if kinds.source and self.event is not None and self.event.last_frame_line and \
-                (line_no == self.event.last_frame_line + 1 or text.startswith(IPYTHON_CALL)):
+        if kinds.source and self.event is not None and self._under_frame(line_no, text):
             self.phases.add_source(text)
             self.event.frame_phase, self.event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
-        if kinds.source and NATIVE_FRAME.match(text):
+        if native_frame:
             owner = self.event if self.event is not None and line_no > self.event.first_line else None
             native = self.phases.add_native_frame(line_no, text, after_error=owner is not None)
             if owner is not None:  # the stack of the error before it (ggml's abort, a sanitizer's report)
@@ -379,6 +377,13 @@ class RunScan:
                 # A wrapper that quotes the native error it wraps ("runner process has terminated:
                 # CUDA error: ..."): the error is still uncatalogued, and the wrapper points at it.
                 event.keep(event.fatals, seen)
+
+    def _under_frame(self, line_no: int, text: str) -> bool:
+        """The code line a traceback frame of the open event was executing: the line right
+        under the frame, or the one IPython marks with its arrow."""
+        event = self.event
+        return event is not None and event.last_frame_line > 0 \
+            and (line_no == event.last_frame_line + 1 or text.startswith(IPYTHON_CALL))
 
     def _rejoined(self, data: bytes, candidate: Candidate, text: str, message: Message,
                   hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:
