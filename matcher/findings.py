@@ -20,11 +20,19 @@ from .catalog.load import build
 ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})  # layers every engine runs on
 
 
+# An engine that runs another inside it: Ollama's runner prints llama.cpp's loading lines, often
+# many more of them than Ollama's own, but the knobs that log's user has are Ollama's.
+HOST_ENGINES = {"llamacpp": "ollama"}
+
+
 def most_seen_engine(counts: dict[str, int]) -> str | None:
     """The engine whose entries and frames a log showed most, a serving engine before the
-    layers every engine runs on (vLLM's log also shows PyTorch's errors)."""
+    layers every engine runs on (vLLM's log also shows PyTorch's errors), and the engine that
+    hosts it where the log shows that one too."""
     specific = {e: n for e, n in counts.items() if e not in ENGINE_AGNOSTIC} or counts
-    return max(specific.items(), key=lambda kv: kv[1])[0] if specific else None
+    seen = max(specific.items(), key=lambda kv: kv[1])[0] if specific else None
+    host = HOST_ENGINES.get(seen or "")
+    return host if host is not None and counts.get(host) else seen
 
 MAX_INCIDENTS = 32  # incidents kept per finding (the count goes on)
 MAX_LINES_KEPT = 32  # line numbers kept per finding

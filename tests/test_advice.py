@@ -191,6 +191,35 @@ def test_llamacpp_weight_loading_failure_gets_no_context_or_kv_advice(log) -> No
     assert not {"smaller-context", "quantize-kv-cache", "smaller-ubatch", "fewer-parallel-slots"} & set(found)
 
 
+def test_llamacpp_kv_cache_failure_leads_with_the_context_even_when_the_log_does_not_show_it() -> None:
+    log = CORPUS / "llamacpp/llamacpp.gpu.alloc-failed--janhq-jan-8236.log"
+    assert "n_ctx" not in log.read_text(encoding="utf-8")
+    found = report(log)
+    assert found["phase"] == "kv-cache-allocation"
+    assert [fix["id"] for fix in found["findings"][0]["fixes"]][:2] == ["smaller-context", "fewer-gpu-layers"]
+
+
+def test_llamacpp_is_told_about_its_fitter_and_ollama_is_not() -> None:
+    llamacpp = report(CORPUS / "llamacpp/llamacpp.cuda.alloc-failed--ggml-org-llama.cpp-20431.log")
+    fit = next(fix for fix in llamacpp["findings"][0]["fixes"] if fix["id"] == "let-llamacpp-fit")
+    assert "--fit" in fit["change"] and "-ngl" in fit["change"]
+    ollama = CORPUS / "ollama/llamacpp.cuda.alloc-failed--ollama-ollama-8447.log"
+    assert "let-llamacpp-fit" not in fixes(ollama)
+
+
+@pytest.mark.parametrize("log,evidence", [
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-8447.log", "github.com/ollama/ollama/"),  # a Go panic's frames
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-3237.log", "\\ollama\\llm\\llama.cpp"),  # the source it built
+    ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-11713.log", "monster ollama["),  # the journal's service tag
+])
+def test_ollamas_own_traces_name_ollama_over_the_llamacpp_lines_it_prints(log, evidence) -> None:
+    path = CORPUS / log
+    assert evidence in path.read_text(encoding="utf-8")
+    found = report(path)
+    assert found["engine"] == "ollama"
+    assert "ollama-gpu-overhead" in [fix["id"] for fix in found["findings"][0]["fixes"]]
+
+
 def test_llamacpp_compute_buffer_failure_keeps_the_ubatch_fix() -> None:
     log = CORPUS / "generated/llamacpp-compute-buffers-1.log"
     assert report(log)["phase"] == "warmup"

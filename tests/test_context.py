@@ -17,9 +17,17 @@ def test_vllms_process_tags_name_vllm_once_each():
 
 def test_other_tags_name_no_engine():
     tracker = EngineTracker()
-    for tag in ("[rank0]:", "(Worker pid=12)", "(WorkerDict pid=5)", "(raylet)", "ollama[13938]", None):
+    for tag in ("[rank0]:", "(Worker pid=12)", "(WorkerDict pid=5)", "(raylet)", "python3[13938]", None):
         tracker.note_origin(tag)
     assert tracker.engine is None
+
+
+def test_the_journals_tag_of_ollamas_service_names_ollama_over_the_llamacpp_lines_it_prints():
+    tracker = EngineTracker()
+    for _ in range(20):
+        tracker.note("llamacpp")  # llama.cpp's loading lines, printed by Ollama's runner
+    tracker.note_origin("ollama[13938]")
+    assert tracker.engine == "ollama"
 
 
 def test_a_start_up_runs_forward_through_its_phases():

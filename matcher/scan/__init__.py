@@ -314,6 +314,7 @@ class RunScan:
         if native_frame:
             owner = self.event if self.event is not None and line_no > self.event.first_line else None
             native = self.phases.add_native_frame(line_no, text, after_error=owner is not None)
+            self.engines.note_paths(text)
             if owner is not None:  # the stack of the error before it (ggml's abort, a sanitizer's report)
                 owner.touch(line_no)
                 owner.native_phase = owner.native_phase or native

@@ -34,12 +34,18 @@ _FRAME_ENGINES = (
     ("sglang", re.compile(r"[/\\]sglang[/\\]srt[/\\]")),
     ("tgi", re.compile(r"[/\\]text_generation_server[/\\]")),
     ("trtllm", re.compile(r"[/\\]tensorrt_llm[/\\]")),
+    # Ollama's Go frames and the llama.cpp sources and libraries it builds and ships:
+    # "github.com/jmorganca/ollama/llm/llama.cpp/ggml-cuda.cu", "/usr/local/lib/ollama/libggml-base.so"
+    ("ollama", re.compile(r"\bgithub\.com/(?:ollama|jmorganca)/ollama/|[/\\]ollama[/\\](?:llm|ml|llama|runner)[/\\]"
+                          r"|[/\\]lib[/\\]ollama[/\\]")),
 )
-# Process tags that only vLLM gives its processes (normalize.py takes them off as a line's
-# origin): the API server, the engine core, its workers by parallel rank, Ray's vLLM actors.
+# Process tags that only one engine gives its processes (normalize.py takes them off as a line's
+# origin): vLLM's API server, engine core, workers by parallel rank and Ray actors; the
+# journal's tag of Ollama's service.
 _ORIGIN_ENGINES = (
     ("vllm", re.compile(r"\((?:APIServer|EngineCore(?:_DP\d+|_\d+)?|Worker(?:_(?:DP|TP|PP|EP)\d+)+|VllmWorker(?:Process)?"
                         r"|RayWorkerWrapper|StageEngineCoreProc\w*) ")),
+    ("ollama", re.compile(r"ollama\[\d+\]$")),  # journalctl's tag for Ollama's service: "ollama[3010374]:"
 )
 
 
