@@ -309,6 +309,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BG
+    # an application relaying that its training child ended with exit code -9 (SIGKILL)
+    ("host/host.oom-killed--mattmireles-gemma-tuner-multimodal-19.log", "host.oom-killed", None, None),
+    # stable-diffusion.cpp's weight buffer that Vulkan could not allocate
+    ("llamacpp/llamacpp.gpu.alloc-failed--leejet-stable-diffusion.cpp-558.log", "llamacpp.gpu.alloc-failed",
+     "weight-loading", None),
+    # a kernel fault inside PyTorch's replay of a captured CUDA graph: serving
+    ("vllm/cuda.kernel.fault--vllm-project-vllm-41257.log", "cuda.kernel.fault", "serving", None),
     # batch BF
     # a small engine's own device allocation failure ending in the runtime's 'out of memory' (ds4)
     ("pytorch/cuda.runtime.out-of-memory--antirez-ds4-410.log", "cuda.runtime.out-of-memory", None, None),
