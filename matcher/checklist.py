@@ -131,14 +131,17 @@ _CHECK_STATES = {
 
 def _holds(sig: ProblemSignature, key: str, condition: str | None, reference: tuple[str, str] | None,
            scope: dict[str, Any], statuses: dict[str, str]) -> bool | None:
-    """A fix's ``when`` or ``leads_when``: an expression at ``key`` or a check in a state
-    (None: the log cannot tell; no condition holds)."""
+    """A fix's ``when`` or ``leads_when``: a check in a state, an expression at ``key``, or
+    both (None: the log cannot tell; no condition holds)."""
     if condition is None:
         return True
+    verdicts = [_decide(sig, key, scope)] if key in sig.expressions else []
     if reference is not None:
         check, state = reference
-        return _CHECK_STATES[state][statuses[check]]
-    return _decide(sig, key, scope)
+        verdicts.append(_CHECK_STATES[state][statuses[check]])
+    if False in verdicts:
+        return False
+    return None if None in verdicts else True
 
 
 def _fix(sig: ProblemSignature, index: int, item: Fix, scope: dict[str, Any],

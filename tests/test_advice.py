@@ -736,3 +736,30 @@ def test_an_out_of_memory_while_serving_still_starts_with_the_work_in_flight() -
     found = report(CORPUS / "vllm/pytorch.cuda.oom--vllm-project-vllm-38257.log")
     assert found["phase"] == "serving"
     assert [fix["id"] for fix in found["findings"][0]["fixes"]][:2] == ["smaller-batch-vllm", "engine-headroom"]
+
+
+def test_validate_refuses_a_check_and_expression_whose_check_is_missing_or_whose_fact_is_undeclared(
+        tmp_path: Path) -> None:
+    sig, old = "llamacpp/gpu-alloc-failed.yaml", 'when: "checks.buffer-vs-free.failed and not has(ggml_program)"'
+    missing = validate_edited(tmp_path / "a", sig, old, 'when: "checks.buffer-vs-fre.failed and not has(ggml_program)"',
+                              "llamacpp.gpu.alloc-failed")
+    assert missing.exit_code == 2 and "no check 'buffer-vs-fre' in this signature" in missing.output
+    undeclared = validate_edited(tmp_path / "b", sig, old, 'when: "checks.buffer-vs-free.failed and not has(ggml_progrm)"',
+                                 "llamacpp.gpu.alloc-failed")
+    assert undeclared.exit_code == 2 and "ggml_progrm" in undeclared.output
+
+
+@pytest.mark.parametrize("log", [
+    "llamacpp/llamacpp.gpu.alloc-failed--leejet-stable-diffusion.cpp-558.log",  # weights, Vulkan
+    "llamacpp/llamacpp.gpu.alloc-failed--leejet-stable-diffusion.cpp-791.log",  # a Vulkan buffer over the limit
+])
+def test_stable_diffusion_cpp_gets_its_own_knobs_not_llamacpps(log) -> None:
+    """stable-diffusion.cpp runs on ggml but has no layer count, context or KV cache: its
+    failure leads with its own offload flags, and no fix names -ngl, -c, --fit or the KV cache,
+    including the fixes that also need a check of the signature to fail."""
+    found = report(CORPUS / log)
+    assert found["root_cause"] == "llamacpp.gpu.alloc-failed"
+    fixes = found["findings"][0]["fixes"]
+    assert fixes[0]["id"] == "sdcpp-weights-off-the-gpu" and "--offload-to-cpu" in fixes[0]["change"]
+    assert not {"fewer-gpu-layers", "let-llamacpp-fit", "smaller-context", "quantize-kv-cache", "smaller-ubatch",
+                "moe-experts-to-cpu", "single-pipeline-copy", "vulkan-buffer-limit"} & {f["id"] for f in fixes}

@@ -309,6 +309,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BH
+    # a small engine's own words that its KV cache does not fit the memory left: that step
+    ("pytorch/nomatch-other--FlashML-org-FreeToken-419.log", None, "kv-cache-allocation", None),
+    ("pytorch/nomatch-other--guoqingbao-xinfer-195.log", "uncatalogued", "kv-cache-allocation", None),
+    # an INFO line between an error and the traceback that re-raises it ends nothing: the
+    # traceback's training-step frames still give the error its phase
+    ("pytorch/cuda.kernel.fault--k2-fsa-icefall-1764.log", "cuda.kernel.fault", "serving", None),
     # batch BG
     # an application relaying that its training child ended with exit code -9 (SIGKILL)
     ("host/host.oom-killed--mattmireles-gemma-tuner-multimodal-19.log", "host.oom-killed", None, None),

@@ -32,12 +32,13 @@ from .model import (
     Signature,
     SymptomClass,
     Value,
+    condition_expression,
     todo_keys,
 )
 
 __all__ = [
     "Applicability", "Catalog", "CatalogError", "Check", "CompiledRegex", "FactEntry", "FactExtractor", "Fix",
     "FrameMap", "LazyRegex", "OwnRule", "Pattern", "PhaseMarker", "ProblemSignature", "Reference", "Signature",
-    "SymptomClass", "Value", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
+    "SymptomClass", "Value", "condition_expression", "cross_reference_errors", "data_dir", "load_catalog", "load_signature",
     "read_yaml", "signature_files", "source_checkout", "todo_keys",
 ]

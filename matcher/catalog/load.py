@@ -46,6 +46,7 @@ from .model import (
     SymptomSpec,
     Value,
     check_reference,
+    condition_expression,
     compile_regex,
 )
 
@@ -245,8 +246,8 @@ def _check_references(doc: dict[str, Any], path: Path) -> None:
 
 
 def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
-    """Every expression of a signature by its key path (``fixes[0].when`` ...); a ``when``
-    or ``leads_when`` that names a check is not an expression."""
+    """Every expression of a signature by its key path (``fixes[0].when`` ...); of a ``when``
+    or ``leads_when`` that names a check, only the expression after its ``and``."""
     sources: dict[str, str] = {}
     context = doc["match"].get("context", {})
     if "requires" in context:
@@ -264,8 +265,9 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
             sources[f"checks[{i}].fails_when"] = check["fails_when"]
     for i, fix in enumerate(doc.get("fixes", [])):
         for key in ("when", "leads_when"):
-            if key in fix and check_reference(fix[key]) is None:
-                sources[f"fixes[{i}].{key}"] = fix[key]
+            expression = condition_expression(fix[key]) if key in fix else None
+            if expression is not None:
+                sources[f"fixes[{i}].{key}"] = expression
         for name, source in fix.get("values", {}).items():
             sources[f"fixes[{i}].values.{name}"] = source
     return sources

@@ -166,14 +166,23 @@ class Check(_Record):
         return {"pass": self.when_passed, "fail": self.when_failed}.get(status)
 
 
-# A fix's ``when`` may name one of its signature's checks instead of restating its arithmetic.
-CHECK_REFERENCE = re.compile(r"checks\.(?P<check>[A-Za-z0-9_-]{1,64})\.(?P<state>failed|passed|unknown)")
+# A fix's ``when`` may name one of its signature's checks instead of restating its arithmetic,
+# alone or followed by ``and`` and an expression that must hold as well.
+CHECK_REFERENCE = re.compile(r"checks\.(?P<check>[A-Za-z0-9_-]{1,64})\.(?P<state>failed|passed|unknown)"
+                             r"(?:\s+and\s+(?P<rest>\S.*))?", re.DOTALL)
 
 
 def check_reference(when: str) -> tuple[str, str] | None:
     """``checks.<id>.failed`` (or ``passed``, ``unknown``) as (id, state), else None."""
     match = CHECK_REFERENCE.fullmatch(when.strip())
     return (match.group("check"), match.group("state")) if match else None
+
+
+def condition_expression(when: str) -> str | None:
+    """The expression part of a ``when``: all of it, or what follows ``checks.<id>.<state> and``;
+    None for a check reference alone."""
+    match = CHECK_REFERENCE.fullmatch(when.strip())
+    return when if match is None else match.group("rest")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -196,7 +205,7 @@ class Fix(_Record):
     change: str
     tradeoff: str
     change_fallback: tuple[str, ...] = ()  # wordings for logs that lack the numbers, in order
-    when: str | None = None  # an expression, or checks.<id>.failed|passed|unknown
+    when: str | None = None  # an expression, or checks.<id>.failed|passed|unknown [and an expression]
     leads_when: str | None = None  # the same forms: when true, the fix comes first
     applies_to: Applicability = Applicability()
     values: tuple[Value, ...] = ()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..catalog import Catalog, Check, Fix, FrameMap, PhaseMarker, ProblemSignature, Signature
+from ..catalog import Catalog, Check, Fix, FrameMap, PhaseMarker, ProblemSignature, Signature, condition_expression
 from ..output import echo
 from ..redact import redact
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option, load
@@ -92,8 +92,9 @@ def _fix(fix: Fix) -> Item:
     for label, condition, reference in (("only when", fix.when, fix.check_condition),
                                         ("first when", fix.leads_when, fix.lead_condition)):
         if condition is not None:
+            rest = condition_expression(condition)
             lines.append((label, condition if reference is None else
-                          f"the check '{reference[0]}' {_CHECK_VERBS[reference[1]]}"))
+                          f"the check '{reference[0]}' {_CHECK_VERBS[reference[1]]}" + (f" and {rest}" if rest else "")))
     applies_to = fix.applies_to
     for names, label in ((applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
                          (applies_to.not_engines, "not for engines"),

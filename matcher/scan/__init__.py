@@ -333,6 +333,12 @@ class RunScan:
                 if isinstance(fact, FactExtractor) and fact.continues_event and self.event is not None:
                     closing = False  # a detail line of the error before it (its values settle a requires)
                     self.event.touch(line_no)
+        if closing and not hits and not message.error_level \
+                and not (kinds.gate and (GATE.search(text) is not None or is_exception(text))):
+            # A candidate that says nothing (no hit, no error) ends no event: it is a candidate
+            # only because a catalog anchor shares a word with it, and a line that is no
+            # candidate ends none either.
+            closing = False
         if closing:
             self._close()
         problem = wrapper_only = False
