@@ -309,6 +309,15 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BI
+    # torch_npu's workspace allocator out of memory, on a line that begins with a progress bar
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-ascend-4678.log", "pytorch.cuda.oom", None, None),
+    # AdamW allocating its state on the first optimizer step: a training step
+    ("pytorch/pytorch.cuda.oom--QwenLM-Qwen3-VL-1351.log", "pytorch.cuda.oom", "serving", None),
+    # torch.load's FutureWarning before a rank is killed: the checkpoint was being read
+    ("host/host.oom-killed--Tencent-Hunyuan-HunyuanVideo-102.log", "host.oom-killed", "weight-loading", None),
+    # a transformers layer's forward under a cut nn.Module frame: a model computing
+    ("pytorch/pytorch.cuda.oom--modelscope-ms-swift-9112.log", "pytorch.cuda.oom", "serving", None),
     # batch BH
     # a small engine's own words that its KV cache does not fit the memory left: that step
     ("pytorch/nomatch-other--FlashML-org-FreeToken-419.log", None, "kv-cache-allocation", None),
