@@ -309,6 +309,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BJ
+    # TurboMind's check of a CUDA call pasted without its level, named by its source file
+    ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-1943.log", "cuda.runtime.out-of-memory", None, None),
     # batch BI
     # torch_npu's workspace allocator out of memory, on a line that begins with a progress bar
     ("vllm/pytorch.cuda.oom--vllm-project-vllm-ascend-4678.log", "pytorch.cuda.oom", None, None),
