@@ -314,11 +314,10 @@ class RunScan:
         if native_frame:
             owner = self.event if self.event is not None and line_no > self.event.first_line else None
             native = self.phases.add_native_frame(line_no, text, after_error=owner is not None)
-            self.engines.note_paths(text)
             if owner is not None:  # the stack of the error before it (ggml's abort, a sanitizer's report)
                 owner.touch(line_no)
                 owner.native_phase = owner.native_phase or native
-        if kinds.gate:
+        if kinds.gate or native_frame:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)
         self._last_candidate = (line_no, text, kinds.wanted, message.origin)
@@ -333,8 +332,9 @@ class RunScan:
                 if isinstance(fact, FactExtractor) and fact.continues_event and self.event is not None:
                     closing = False  # a detail line of the error before it (its values settle a requires)
                     self.event.touch(line_no)
-        if closing and not hits and not message.error_level \
-                and not (kinds.gate and (GATE.search(text) is not None or is_exception(text))):
+        gated = kinds.gate and GATE.search(text) is not None
+        says_error = gated or message.error_level or kinds.gate and is_exception(text)
+        if closing and not hits and not says_error:
             # A candidate that says nothing (no hit, no error) ends no event: it is a candidate
             # only because a catalog anchor shares a word with it, and a line that is no
             # candidate ends none either.
@@ -352,9 +352,7 @@ class RunScan:
                     and self._problem(sig, hit, text, line_no, message.origin, joined is not None):
                 wrapper_only = sig.wrapper and (wrapper_only or not problem)
                 problem = True
-        gated = kinds.gate and GATE.search(text) is not None
-        errorish = problem or gated or message.error_level or kinds.gate and is_exception(text)
-        if not errorish:
+        if not (problem or says_error):
             return
         event = self._event(line_no)
         seen = self._seen(text, line_no, message.origin)

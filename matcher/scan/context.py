@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..catalog import FrameMap, Signature
-from ..findings import ENGINE_AGNOSTIC, most_seen_engine
+from ..findings import ENGINE_AGNOSTIC, HOST_ENGINES, most_seen_engine
 from .lines import CONFIRM_CACHE, canonical_frame, confirm
 
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
@@ -169,7 +169,8 @@ def anchored_patterns(sig: Signature, text: str, lowered: str) -> set[int]:
 
 # Engines whose output mixes in one log: Ollama relays llama.cpp's, so a log whose lines are
 # mostly llama.cpp's may be Ollama's, and the other way round.
-_EMBEDDED = {"ollama": frozenset({"llamacpp"}), "llamacpp": frozenset({"ollama"})}
+_EMBEDDED = {engine: frozenset({other}) for inner, host in HOST_ENGINES.items()
+             for engine, other in ((inner, host), (host, inner))}
 
 
 @dataclass(repr=False, eq=False)
