@@ -20,6 +20,9 @@ from matcher.batch import Selection, scan_files, scan_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
+# Trees the cluster scans: a slice of the corpus, one of them with a folder inside (the whole
+# corpus is compared with the command line elsewhere: test_report_digests).
+TREES = [str(CORPUS / name) for name in ("tgi", "nccl", "trtllm", "generated")]
 
 
 def logkb(*args: str) -> subprocess.CompletedProcess:
@@ -41,14 +44,14 @@ def client():
 
 @pytest.fixture(scope="module")
 def cli_report() -> subprocess.CompletedProcess:
-    return logkb("scan", "--format", "json", "--exit-zero", str(CORPUS))
+    return logkb("scan", "--format", "json", "--exit-zero", *TREES)
 
 
 def test_scan_tree_on_a_cluster_equals_the_cli_file_for_file(client, cli_report):
     files = json.loads(cli_report.stdout)["files"]
-    results = scan_tree(client, [str(CORPUS)])
+    results = scan_tree(client, TREES)
     assert list(results) == [entry["path"] for entry in files]
-    assert len(results) == len(list(CORPUS.rglob("*.log")))
+    assert len(results) == sum(len(list(Path(tree).rglob("*.log"))) for tree in TREES)
     for entry in files:
         assert results[entry["path"]] == entry, entry["path"]
     assert any(entry["findings"] for entry in files) and any(not entry["findings"] for entry in files)
@@ -63,7 +66,7 @@ def test_selection_is_applied_on_the_workers(client):
 
 
 def test_entry_point_on_a_scheduler_address_prints_the_cli_report(client, cli_report):
-    done = batch(str(CORPUS), "--scheduler", client.scheduler.address, "--exit-zero")
+    done = batch(*TREES, "--scheduler", client.scheduler.address, "--exit-zero")
     assert done.returncode == 0, done.stderr
     assert done.stdout == cli_report.stdout
 

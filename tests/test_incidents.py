@@ -147,9 +147,8 @@ def test_incidents_carry_their_process_tag():
 
 
 def _watched(log: Path) -> dict:
-    """The checklist ``logkb watch`` prints at the end, as a report dictionary, fed in small chunks."""
-    from matcher.pipeline import scanner
-
+    """The checklist ``logkb watch`` prints at the end, as a report dictionary, fed in small
+    chunks; the scanner (pipeline.scanner's, as watch builds it) is built once, not per log."""
     session = Session(scanner(), str(log), idle=3600, color=False)
     for chunk in read_chunks(io.BufferedReader(io.BytesIO(log.read_bytes()), buffer_size=4096), str(log)):
         session.feed(chunk)
