@@ -55,6 +55,12 @@ CLASSES = [
      "sglang.runtime.kv-pool-exhausted", "serving", "partial", "exception line is not in this log"),
     ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log",
      "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", "partial", "phase markers"),
+    # ... whose frames no signature owns: the error is uncatalogued, where the frames (a paste
+    # that starts below the header, its frames logged at error level) or the markers place it
+    ("nonmemory/nonmemory-vllm--vllm-project-vllm-22606.log", "uncatalogued", "memory-profiling", "partial",
+     "a traceback cut before its exception line; the frames show memory-profiling"),
+    ("nonmemory/nonmemory-llamacpp--getumbrel-llama-gpt-119.log", "uncatalogued", "weight-loading", "partial",
+     "a traceback cut before its exception line; the phase markers show weight-loading"),
     # 4. out-of-memory in other layers' words: NCCL, cuBLAS, old THC
     ("nccl/cuda.runtime.out-of-memory--nvidia-nccl-962.log", "cuda.runtime.out-of-memory", None, "class", "nccl"),
     ("pytorch/cuda.runtime.out-of-memory--qwenlm-qwen3-873.log", "cuda.runtime.out-of-memory", None, "class", "cublas"),
@@ -76,6 +82,15 @@ def test_each_kind_of_partial_log_is_diagnosed_and_says_what_it_rests_on(log, ro
     assert words in finding["basis"]
     if tier != "exact":
         assert finding["confidence"] < 1.0
+
+
+def test_frames_that_no_error_announces_are_not_an_error():
+    """Frames without a traceback header, logged at info level (a stack that a warning or a
+    debug dump prints), at the end of the input: nothing failed that logkb could point at."""
+    frames = b"".join(b'INFO 08-10 16:16:12 [core.py:683]   File "/usr/lib/python3.12/site-packages/vllm/v1/worker/'
+                      b'gpu_worker.py", line %d, in determine_available_memory\n' % n for n in (1, 2))
+    (report,) = scan("-", stdin=frames)
+    assert report["findings"] == []
 
 
 def test_text_report_says_what_the_diagnosis_rests_on():
@@ -1191,17 +1206,20 @@ IPYTHON_CUT = (
 @pytest.mark.parametrize(("exception", "root_cause"), [
     ("OutOfMemoryError", "vllm.sampler.oom-warmup"),
     ("torch.OutOfMemoryError", "vllm.sampler.oom-warmup"),
-    ("KeyError", None),
+    ("KeyError", "uncatalogued"),
 ])
 def test_an_ipython_header_speaks_for_the_exception_a_cut_traceback_lost(exception, root_cause):
     """IPython names the exception's class above the frames: when the paste ends before the
     exception line, a class that means running out of memory is read there, in the phase the
-    frames show, as partial evidence; any other class is not a memory diagnosis."""
+    frames show, as partial evidence; any other class is not a memory diagnosis but an
+    uncatalogued error that the header names."""
     (report,) = scan("-", stdin=IPYTHON_CUT.format(exception=exception).encode())
     assert report["root_cause"] == root_cause
-    if root_cause:
-        finding = next(f for f in report["findings"] if f["id"] == root_cause)
-        assert finding["tier"] == "partial" and finding["phase"] == "warmup" and finding["line"] == 1
+    finding = next(f for f in report["findings"] if f["id"] == root_cause)
+    assert finding["tier"] == "partial" and finding["phase"] == "warmup" and finding["line"] == 1
+    if root_cause == "uncatalogued":
+        assert [f["id"] for f in report["findings"]] == ["uncatalogued"]
+        assert "its header names KeyError; the frames show warmup" in finding["basis"]
 
 
 FORWARD_FRAMES = (

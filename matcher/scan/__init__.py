@@ -295,8 +295,9 @@ class RunScan:
                 closing = False
             self.phases.start_traceback()
             header = IPYTHON_HEADER.match(text)
-            self._event(line_no).header = None if header is None else \
-                (header["type"], self._seen(text, line_no, message.origin))
+            event = self._event(line_no)
+            event.header = None if header is None else (header["type"], self._seen(text, line_no, message.origin))
+            event.traceback_error = True
         if kinds.frame and _FRAME_START.match(text):
             text, continuation_lines = self._frame_rejoined(data, candidate, text, message)
             self._joined_until = line_no + continuation_lines
@@ -307,6 +308,7 @@ class RunScan:
             event.frames = [f for _, f in self.phases.frames]
             event.frame_phase, event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
             event.last_frame_line = max(line_no, self._joined_until)
+            event.traceback_error = event.traceback_error or message.error_level
             return
         if kinds.source and self.event is not None and self._under_frame(line_no, text):
             self.phases.add_source(text)

@@ -14,7 +14,9 @@ the strongest evidence down:
    signature explains came before it in the event: that error is what the traceback reports);
 4. fuzzy: a gated line close to a signature's template;
 5. otherwise its last exception, else its first native fatal statement (a failed assertion,
-   ``CUDA error: ...``), else its first error-level line is ``uncatalogued``.
+   ``CUDA error: ...``), else its first error-level line, else a traceback that an error
+   announced (its header, or frames logged at error level) cut before its exception line is
+   ``uncatalogued``.
 """
 
 from __future__ import annotations
@@ -108,6 +110,9 @@ class Event:
     last_frame_line: int = 0
     last_exception_line: int = 0
     header: tuple[str, Seen] | None = None  # the exception class an IPython traceback header names, and the header
+    # The traceback is an error's: its "Traceback (most recent call last):" header was seen, or
+    # its frames were logged at error level (a paste that starts below the header).
+    traceback_error: bool = False
 
     def touch(self, line_no: int) -> None:
         self.last_line = max(self.last_line, line_no)
@@ -260,13 +265,31 @@ class Resolver:
     def _uncatalogued(self, event: Event, input_ended_at: int | None, wrapped: bool) -> Incident | None:
         """The event's last exception, else its first native fatal statement, else (unless a
         wrapper already speaks for the event) its first error-level line."""
+        cut = event.cut_before_exception and input_ended_at is not None and event.last_line >= input_ended_at - CUT_SLACK
         seen = event.exceptions[-1] if event.exceptions else event.fatals[0] if event.fatals else \
             (event.errors[0] if event.errors and not wrapped else None)
         if seen is None:
-            return None
+            return self._cut_traceback(event) if cut and event.traceback_error and not wrapped else None
         incident = _incident(seen, "exact", 1.0, "uncatalogued: no signature explains this error")
-        if event.cut_before_exception and input_ended_at is not None and event.last_line >= input_ended_at - CUT_SLACK:
+        if cut:
             incident.notes.append("A traceback after it is cut before its exception line.")
+        return incident
+
+    @staticmethod
+    def _cut_traceback(event: Event) -> Incident:
+        """An error's traceback that the input cuts before its exception line, with nothing
+        else in the event: the error is not in the log, but its frames say where it was raised."""
+        phase, source = event.phase_of_frames()
+        named = ""
+        if event.header is not None:  # IPython's header names the class: the line that stands for the lost one
+            named, header = f"; its header names {event.header[0]}", event.header[1]
+            seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, {})
+        else:
+            seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, {})
+        where = f"; the {'phase markers' if source == 'marker' else 'frames'} show {phase}" if phase != "unknown" else ""
+        incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE,
+                             f"uncatalogued: a traceback cut before its exception line{named}{where}")
+        incident.notes.append("The traceback ends before its exception line: find the error in the full log.")
         return incident
 
 
