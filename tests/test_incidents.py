@@ -323,6 +323,11 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BL
+    # AMD's debugger stopping a GPU wave on a memory violation: a kernel fault, not memory
+    ("vllm/cuda.kernel.fault--vllm-project-vllm-10381.log", "cuda.kernel.fault", None, None),
+    # vLLM-Omni's video request handler in a traceback cut before its exception: serving
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-omni-1671.log", "uncatalogued", "serving", "vllm"),
     # batch BJ
     # TurboMind's check of a CUDA call pasted without its level, named by its source file
     ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-1943.log", "cuda.runtime.out-of-memory", None, None),
