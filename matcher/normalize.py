@@ -26,7 +26,7 @@ _PREFIXES = re.compile(
     | >\ (?=.)                                                               # a Markdown quote: a log pasted into a reply as "> line" (an indented frame too)
     | ▎(?:\ |$)                                                           # a quote bar, as some chat and document tools copy a quoted block: "▎ line"
     | [A-Za-z]{3}\ {1,2}\d{1,2}\ \d\d:\d\d:\d\d\ (?:[\w.-]{1,64}\ )?(?P<journal>[\w.@-]{1,64}\[\d{1,10}\]):\ ?  # syslog / journalctl: "Jun 16 20:53:56 host ollama[13938]: "
-    | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ )?  # k8s CRI / kubectl
+    | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ |-\ (?=\S))?  # k8s CRI / kubectl; ComfyUI's own "2025-06-26T20:41:20.827229 - "
     | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | (?P<export>(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY))\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "

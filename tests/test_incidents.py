@@ -323,6 +323,12 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BM
+    # a LoRA patch that runs out while ComfyUI's model manager loads Flux2: weight loading
+    ("pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-11144.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # ROCm's memory access fault, cut by the paste inside its line
+    ("llamacpp/cuda.kernel.fault--ggml-org-llama.cpp-22052.log", "cuda.kernel.fault", "serving", None),
     # batch BL
     # AMD's debugger stopping a GPU wave on a memory violation: a kernel fault, not memory
     ("vllm/cuda.kernel.fault--vllm-project-vllm-10381.log", "cuda.kernel.fault", None, None),
@@ -836,6 +842,16 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["phase"] == phase
     if engine:
         assert report["engine"] == engine
+
+
+def test_comfyui_model_manager_lines_open_and_close_a_load():
+    """'Requested to load Flux' opens the load, 'loaded partially ...' closes it, read through
+    ComfyUI's own timestamp prefix ('2025-06-26T20:41:20.827229 - '): the out-of-memory after
+    the load came while the workflow computed."""
+    (report,) = scan(CORPUS / "pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-8687.log")
+    assert report["phases"] == [{"phase": "serving", "line": 1}, {"phase": "weight-loading", "line": 4},
+                                {"phase": "serving", "line": 5}]
+    assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", "serving")
 
 
 def test_sglang_input_over_its_limit_names_the_kv_pool_when_it_is_the_cap(tmp_path):
