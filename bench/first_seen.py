@@ -17,6 +17,10 @@ one Markdown table row is printed for ``corpus/FIRST-SEEN.md``:
   "Shard 0 failed to start"), which only says that something else failed
   (``--count-wrappers`` counts them too). A failure of another kind that has its own
   signature (a kernel fault, GPU hardware, tagged ``not-memory``) is not a memory diagnosis.
+
+Under the row, on stderr, the root-cause figure is split by whether the excerpt holds the
+failure's decisive line (the sidecar's ``expect.line`` is set) or ends before it, its cause
+known only from the thread: no reading of the log can name the second kind.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
     from matcher.diagnose import exit_severities
 
     renamed = load_catalog().renamed  # old id -> current id (related: renamed)
-    counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0)
+    counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0, shown=0, shown_right=0)
     for sidecar in sorted(p for folder in folders for p in folder.rglob("*.yaml")):
         log = sidecar.with_suffix(".log")
         if not log.exists():
@@ -62,6 +66,9 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
             wanted, found = renamed.get(expect.get("root_cause"), expect.get("root_cause")), renamed.get(found, found)
             ok = found == wanted or (wanted is None and found in NOT_A_DIAGNOSIS)
             counts["right"] += ok
+            if expect.get("line") is not None:  # the excerpt holds the decisive line
+                counts["shown"] += 1
+                counts["shown_right"] += ok
             phase_ok = None
             if expect.get("phase"):
                 counts["phased"] += 1
@@ -103,6 +110,8 @@ def main() -> None:
     print(f"| {datetime.date.today()} | {catalog} | {args.label} | {c['logs']} ({c['failures']} failures, "
           f"{c['quiet_logs']} healthy or non-memory) | {pct(c['right'], c['failures'])} | "
           f"{pct(c['phase_right'], c['phased'])} | {pct(c['loud'], c['quiet_logs'])} |")
+    print(f"root cause right first where the excerpt holds the decisive line: {pct(c['shown_right'], c['shown'])}; "
+          f"where it ends before it: {pct(c['right'] - c['shown_right'], c['failures'] - c['shown'])}", file=sys.stderr)
 
 
 if __name__ == "__main__":

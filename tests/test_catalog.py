@@ -204,3 +204,4 @@ def test_sidecars_and_first_seen_rows_with_an_old_id_still_count(tmp_path, scann
     assert check(scanner, sample).problems == []
     counts = first_seen.score(str(Path(sys.executable).parent / "logkb"), [batch], details=False)
     assert (counts["failures"], counts["right"]) == (1, 1)
+    assert (counts["shown"], counts["shown_right"]) == (1, 1)  # its excerpt holds the decisive line
