@@ -241,8 +241,7 @@ class Resolver:
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
                 seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, facts())
-                where = f"; the {'phase markers' if source == 'marker' else 'frames'} show {phase}" if phase != "unknown" else ""
-                basis = f"partial: the exception line is not in this log{where}"
+                basis = f"partial: the exception line is not in this log{_shown_by(phase, source)}"
                 incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE, basis)
                 incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")
                 return owner, incident
@@ -264,7 +263,8 @@ class Resolver:
 
     def _uncatalogued(self, event: Event, input_ended_at: int | None, wrapped: bool) -> Incident | None:
         """The event's last exception, else its first native fatal statement, else (unless a
-        wrapper already speaks for the event) its first error-level line."""
+        wrapper already speaks for the event) its first error-level line, else an error's
+        traceback that the input cut before its exception line."""
         cut = event.cut_before_exception and input_ended_at is not None and event.last_line >= input_ended_at - CUT_SLACK
         seen = event.exceptions[-1] if event.exceptions else event.fatals[0] if event.fatals else \
             (event.errors[0] if event.errors and not wrapped else None)
@@ -286,11 +286,15 @@ class Resolver:
             seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, {})
         else:
             seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, {})
-        where = f"; the {'phase markers' if source == 'marker' else 'frames'} show {phase}" if phase != "unknown" else ""
         incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE,
-                             f"uncatalogued: a traceback cut before its exception line{named}{where}")
+                             f"uncatalogued: a traceback cut before its exception line{named}{_shown_by(phase, source)}")
         incident.notes.append("The traceback ends before its exception line: find the error in the full log.")
         return incident
+
+
+def _shown_by(phase: str, source: str) -> str:
+    """The end of a cut traceback's basis: what placed it in its phase, if anything did."""
+    return f"; the {'phase markers' if source == 'marker' else 'frames'} show {phase}" if phase != "unknown" else ""
 
 
 def _incident(seen: Seen, tier: str, confidence: float, basis: str) -> Incident:
