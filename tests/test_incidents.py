@@ -323,6 +323,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BP
+    # torchrun's failure summary pasted with its line breaks lost and 'signal 9' in lower case
+    ("host/host.oom-killed--ZhehengJiangLancaster-AMVUR-2.log", "host.oom-killed", None, None),
     # batch BM
     # a LoRA patch that runs out while ComfyUI's model manager loads Flux2: weight loading
     ("pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-11144.log", "pytorch.cuda.oom-weight-loading",
