@@ -171,6 +171,10 @@ class Event:
         """A traceback whose frames run on after the last exception line."""
         return bool(self.frames) and self.last_frame_line > self.last_exception_line
 
+    def cut_by_input_end(self, input_ended_at: int | None) -> bool:
+        """A traceback cut before its exception line because the input ends there."""
+        return input_ended_at is not None and self.cut_before_exception and self.last_line >= input_ended_at - CUT_SLACK
+
 
 @dataclass(repr=False, eq=False)
 class Resolver:
@@ -235,8 +239,7 @@ class Resolver:
         # A traceback cut before its exception is read from its frames only when nothing in the
         # event says what failed: an error line no signature explains (a JIT build's
         # "collect2: error: ld returned 1 exit status") is what the traceback reports.
-        if input_ended_at is not None and event.cut_before_exception and event.last_line >= input_ended_at - CUT_SLACK \
-                and not event.errors and not event.fatals:
+        if event.cut_by_input_end(input_ended_at) and not event.errors and not event.fatals:
             phase, source = event.phase_of_frames()
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
@@ -250,7 +253,7 @@ class Resolver:
     def _headed(self, event: Event, input_ended_at: int) -> tuple[SymptomMatch, Seen] | None:
         """A traceback cut before its exception whose IPython header names a class that means a
         symptom: the header speaks for the missing line, in the phase the frames show."""
-        if event.header is None or not event.cut_before_exception or event.last_line < input_ended_at - CUT_SLACK:
+        if event.header is None or not event.cut_by_input_end(input_ended_at):
             return None
         type_name, header = event.header
         symptom = self.symptoms.of_exception(f"{type_name}:")
@@ -265,7 +268,7 @@ class Resolver:
         """The event's last exception, else its first native fatal statement, else (unless a
         wrapper already speaks for the event) its first error-level line, else an error's
         traceback that the input cut before its exception line."""
-        cut = event.cut_before_exception and input_ended_at is not None and event.last_line >= input_ended_at - CUT_SLACK
+        cut = event.cut_by_input_end(input_ended_at)
         seen = event.exceptions[-1] if event.exceptions else event.fatals[0] if event.fatals else \
             (event.errors[0] if event.errors and not wrapped else None)
         if seen is None:
