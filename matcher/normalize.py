@@ -16,7 +16,9 @@ import json
 import re
 from dataclasses import dataclass
 
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# CSI codes, and the string commands: OSC (titles, links), and DCS, SOS, PM and APC, which
+# carry Buildkite's per-line timestamps ("ESC _ bk;t=1596549410231 BEL"); then any other escape.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]P^_X][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CARET_ANSI = re.compile(r"\^\[\[[0-?]{0,16}[ -/]{0,4}[@-~]")  # the same codes in caret notation (cat -v, less), pasted as text
 
 # Prefixes that wrap a message, stripped repeatedly from the start of the line.
@@ -29,9 +31,10 @@ _PREFIXES = re.compile(
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ |-\ (?=\S))?  # k8s CRI / kubectl; ComfyUI's own "2025-06-26T20:41:20.827229 - "
     | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
+    | bk;t=\d{10,16}\ ?                                                       # Buildkite's timestamp, pasted without the escape codes around it
     | (?P<export>(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY))\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
     | (?P<stamp>\[)\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
-    | (?P<origin>\(\w[\w-]{0,63}(?:\ \w{1,16}=\w{1,32}){0,3}\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?  # vLLM "(EngineCore_DP0 pid=1)"; torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
+    | (?P<origin>\(\w[\w-]{0,63}(?:,?\ \w{1,16}=[\w.:]{1,45}){0,3}\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?  # vLLM "(EngineCore_DP0 pid=1)", Ray's "(Actor pid=9, ip=10.0.0.2)"; torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     | (?P<pid>\[\d{1,7}\])\ (?=\d{1,6}\.\d\d\.\d{3}\.\d{3}\ [IWED]\ )          # a supervisor's process-id tag before a llama.cpp header
     | \d{1,6}\.\d\d\.\d{3}\.\d{3}\ (?P<ggml_level>[IWED])\ (?=\S)                  # llama.cpp common_log with timestamps: "7.51.187.428 I "

@@ -44,6 +44,13 @@ def test_normalize_strips_wrappers():
     # uvicorn's level prefix, padded to 10 columns (corpus log exllamav2-732); pip's one-space form stays
     assert normalize("ERROR:    torch.OutOfMemoryError: Allocation on device") == "torch.OutOfMemoryError: Allocation on device"
     assert normalize("ERROR: Could not find a version") == "ERROR: Could not find a version"
+    # Ray's actor prefix on a remote node names its address (corpus log sglang-6309)
+    assert normalize("(SGLangEngine pid=952, ip=10.150.236.219) [2025-11-06 01:16:21 TP0] Scheduler hit an "
+                     "exception: boom") == "Scheduler hit an exception: boom"
+    # Buildkite's per-line timestamp: raw, as an APC string command, and pasted without its
+    # escape codes (corpus log vllm-omni-3430)
+    assert normalize("\x1b_bk;t=1778177757178\x07Traceback (most recent call last):") == "Traceback (most recent call last):"
+    assert normalize("bk;t=1778177757178 Process DiffusionWorker-0:") == "Process DiffusionWorker-0:"
 
 
 def test_wrapping_names_the_process_and_the_error_level():

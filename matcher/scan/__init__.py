@@ -42,7 +42,7 @@ from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
 from .lines import (DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
-                    Hit, LineMatcher, partial_match, search)
+                    Hit, LineMatcher, is_ipython_frame, partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -308,6 +308,7 @@ class RunScan:
             event.frames = [f for _, f in self.phases.frames]
             event.frame_phase, event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
             event.last_frame_line = max(line_no, self._joined_until)
+            event.last_frame_ipython = is_ipython_frame(text)
             event.traceback_error = event.traceback_error or message.error_level
             return
         if kinds.source and self.event is not None and self._under_frame(line_no, text):

@@ -29,7 +29,7 @@ from typing import Any
 from ..catalog import Pattern, ProblemSignature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
 from .context import FRAME_GAP
-from .lines import ERROR_WORDS, NATIVE_FRAME, search
+from .lines import ERROR_WORDS, IPYTHON_SOURCE_LINES, NATIVE_FRAME, search
 from .symptoms import SymptomMatch, Symptoms, exception_line
 
 MAX_EVENT_ITEMS = 16  # exception, error and gated lines kept per event
@@ -108,6 +108,7 @@ class Event:
     native_phase: str | None = None  # the phase the innermost mapped frame of a native stack after the error names
     marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
+    last_frame_ipython: bool = False  # IPython prints source lines under it (IPYTHON_SOURCE_LINES)
     last_exception_line: int = 0
     header: tuple[str, Seen] | None = None  # the exception class an IPython traceback header names, and the header
     # The traceback is an error's: its "Traceback (most recent call last):" header was seen, or
@@ -173,7 +174,10 @@ class Event:
 
     def cut_by_input_end(self, input_ended_at: int | None) -> bool:
         """A traceback cut before its exception line because the input ends there."""
-        return input_ended_at is not None and self.cut_before_exception and self.last_line >= input_ended_at - CUT_SLACK
+        if input_ended_at is None or not self.cut_before_exception:
+            return False
+        reach = max(self.last_line, self.last_frame_line + (IPYTHON_SOURCE_LINES if self.last_frame_ipython else 0))
+        return reach >= input_ended_at - CUT_SLACK
 
 
 @dataclass(repr=False, eq=False)

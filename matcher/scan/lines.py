@@ -63,6 +63,18 @@ _IPYTHON_FRAME = re.compile(r'^\s*File \[?(?P<path>[~/]\S{0,400}?\.py):(?P<line>
                             r'(?:[\w<>]+\.){0,8}(?P<func>[\w<>]+)')
 # (older IPython and Colab: "/path/x.py in func(args)", the path also as a link "[/path/x.py](url)")
 _OLD_IPYTHON_FRAME = re.compile(r'^\s*\[?(?P<path>[~/]\S{0,400}?\.py)(?:\]\([^)\s]{0,600}\))? in (?P<func>\w+)\(')
+# IPython prints a frame's source under it: the line it was executing, marked with an arrow, and
+# up to two lines of context on either side, then a blank line. A paste that ends inside that
+# block ends within this many lines of the frame line.
+IPYTHON_SOURCE_LINES = 6
+
+
+def is_ipython_frame(text: str) -> bool:
+    """A frame line in one of IPython's forms (a cell, a path with ``:N, in``, older IPython's
+    ``path in func(``), whose source lines follow it (IPYTHON_SOURCE_LINES)."""
+    stripped = text.lstrip()
+    return stripped.startswith(("Cell In[", "<ipython-input-")) or _IPYTHON_FRAME.match(text) is not None \
+        or _OLD_IPYTHON_FRAME.match(text) is not None
 
 
 def canonical_frame(text: str) -> str:
