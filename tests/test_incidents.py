@@ -323,6 +323,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BQ
+    # IPython's header names OutOfMemoryError above frames whose source lines run to the end of
+    # the paste: the traceback is cut there, and the header speaks for the lost exception line
+    ("pytorch/pytorch.cuda.oom--unslothai-unsloth-1667.log", "pytorch.cuda.oom", None, None),
+    # a scheduler's traceback under Ray's '(Actor pid=N, ip=A)' prefix, cut before its exception
+    ("sglang/cuda.kernel.fault--sgl-project-sglang-6309.log", "uncatalogued", "serving", "sglang"),
+    # Buildkite's timestamps pasted in front of each line of a cut traceback
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-omni-3430.log", "uncatalogued", None, None),
+    # TurboMind creating its weights on each GPU is weight loading
+    ("pytorch/cuda.runtime.out-of-memory--InternLM-lmdeploy-3154.log", "uncatalogued", "weight-loading", None),
     # batch BP
     # torchrun's failure summary pasted with its line breaks lost and 'signal 9' in lower case
     ("host/host.oom-killed--ZhehengJiangLancaster-AMVUR-2.log", "host.oom-killed", None, None),
