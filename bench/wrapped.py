@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-import yaml
+from corpus_failures import CORPUS, failures
 
 from matcher.api import diagnose_lines
-
-CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-SKIPPED = {"pairs", "generated"}  # fixed-log pairs and generated logs have their own measures
 
 
 def hard_wrapped(lines: list[str], width: int) -> list[str]:
@@ -28,25 +24,6 @@ def hard_wrapped(lines: list[str], width: int) -> list[str]:
     for line in lines:
         out += [line[i:i + width] + "\n" for i in range(0, len(line), width)] or ["\n"]
     return out
-
-
-def failures() -> list[tuple[Path, list[str], str, str]]:
-    """(log, its lines, expected root cause, the phase the raw log gets) for each corpus
-    failure whose raw log gets its expected root cause."""
-    found = []
-    for sidecar in sorted(CORPUS.rglob("*.yaml")):
-        log = sidecar.with_suffix(".log")
-        if SKIPPED & set(sidecar.relative_to(CORPUS).parts) or not log.exists():
-            continue
-        meta = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
-        expected = (meta.get("expect") or {}).get("root_cause") if isinstance(meta, dict) else None
-        if meta.get("kind") != "failure" or not expected:
-            continue
-        lines = log.read_bytes().decode("utf-8", "surrogateescape").splitlines()
-        raw = diagnose_lines([line + "\n" for line in lines], name=str(log))
-        if raw["root_cause"] == expected:
-            found.append((log, lines, expected, raw["phase"]))
-    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,13 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     lost: list[str] = []
     for width in (int(w) for w in args.widths.split(",")):
         root = both = 0
-        for log, lines, expected, phase in samples:
-            report = diagnose_lines(hard_wrapped(lines, width), name=str(log))
-            if report["root_cause"] == expected:
+        for sample in samples:
+            report = diagnose_lines(hard_wrapped(sample.lines, width), name=str(sample.log))
+            if report["root_cause"] == sample.expected:
                 root += 1
-                both += report["phase"] == phase
+                both += report["phase"] == sample.phase
             else:
-                lost.append(f"{width}: {log.relative_to(CORPUS)}: {expected} -> {report['root_cause']}")
+                lost.append(f"{width}: {sample.log.relative_to(CORPUS)}: {sample.expected} -> {report['root_cause']}")
         total = len(samples)
         print(f"| {width} | {root}/{total} ({root / total:.0%}) | {both}/{total} ({both / total:.0%}) |")
     if args.details:

@@ -215,7 +215,7 @@ def _uncatalogued() -> ProblemSignature:
         "engines": [{"name": "any"}],
         "match": {"patterns": []},
     }
-    sig = build(doc, Path("uncatalogued"), anchors=[], reviewed=True)
+    sig = build(doc, Path("uncatalogued"), literals=[], reviewed=True)
     assert isinstance(sig, ProblemSignature)
     return sig
 

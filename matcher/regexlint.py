@@ -26,6 +26,7 @@ except ImportError:  # Python 3.10
     import sre_parse as _parser  # type: ignore[no-redef]
 
 MIN_ANCHOR = 4
+MIN_LEAD = 10  # a shorter start ('Error: ') is shared by too many messages to point at one
 MAX_REPEAT_COUNT = 1000  # RE2 refuses larger {n,m}
 MAX_ANCHORS = 8
 
@@ -48,9 +49,12 @@ class RegexLintError(ValueError):
 
 @dataclass(frozen=True)
 class Anchors:
-    """Literals one of which every match contains (lower-cased when ``ignore_case``)."""
+    """Literals one of which every match contains (lower-cased when ``ignore_case``), and the
+    literal every match starts with, when it is long enough to stand for the wording (``lead``):
+    a line cut short after it may still show the wording's start."""
 
     literals: tuple[str, ...]
+    lead: str | None = None
 
 
 def lint_shape(pattern: str, ignore_case: bool = False) -> Any:
@@ -77,7 +81,10 @@ def lint(pattern: str, ignore_case: bool = False) -> Anchors:
     if len(best) > MAX_ANCHORS:
         raise RegexLintError(f"needs more than {MAX_ANCHORS} alternative anchors; split it into patterns")
     literals = tuple(sorted({s.lower() for s in best} if ignore_case else best))
-    return Anchors(literals)
+    lead = _leading_literal(tree)
+    if ignore_case:
+        lead = lead.lower()
+    return Anchors(literals, lead if len(lead) >= MIN_LEAD else None)
 
 
 def _items(tree):  # SubPattern or list of (op, av)
@@ -144,6 +151,23 @@ def _best_required(tree) -> set[str] | None:
     if not candidates:
         return None
     return max(candidates, key=lambda s: (min(len(x) for x in s), -len(s)))
+
+
+def _leading_literal(tree) -> str:
+    """The text every match begins with: the literal characters (and exact literal groups)
+    before the first other item, after any leading position assertion."""
+    chars: list[str] = []
+    for op, av in _items(tree):
+        if op == _c.AT and not chars:
+            continue
+        if op == _c.LITERAL:
+            chars.append(chr(av))
+            continue
+        if op == _c.SUBPATTERN and (exact := _exact_literal(av[-1])) is not None:
+            chars.append(exact)
+            continue
+        break
+    return "".join(chars)
 
 
 def _exact_literal(tree) -> str | None:

@@ -279,6 +279,13 @@ def _bounded(line: bytes) -> bytes:
     return line if len(line) <= FOLLOW_BYTES else b""
 
 
+def last_line(path: str) -> bytes:
+    """The file's last line, read back as the scanner reads a line before a block (see
+    _read_line_before): what a paste cut short ends with."""
+    with open(path, "rb") as handle:
+        return _read_line_before(handle, os.fstat(handle.fileno()).st_size)
+
+
 def _read_line_before(handle: BinaryIO, start: int) -> bytes:
     """The line that ends just before offset ``start`` (a line start), read back from the file
     as far as a line the scanner reads back can reach (longer ones come back empty)."""

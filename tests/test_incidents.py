@@ -323,6 +323,19 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BS
+    # frames without their traceback header, cut before the exception: an uncatalogued error
+    # in the step the frames show (vLLM's LLM.wake_up, which an RL trainer calls between steps)
+    ("vllm/cuda.runtime.out-of-memory--verl-project-verl-575.log", "uncatalogued", "serving", None),
+    # the paste ends inside a frame line ('File "/home/.../lib/pyt'), two lines under the last
+    # whole frame: the traceback still reaches the end of the input
+    ("pytorch/pytorch.cuda.oom--Wan-Video-Wan2.2-134.log", "uncatalogued", "serving", None),
+    # a cut traceback after vLLM sized its KV cache is not max_model_len's check when the log
+    # says one request of that length fits ('Maximum concurrency ... 4.87x')
+    ("vllm/pytorch.cuda.oom--huggingface-trl-2688.log", "uncatalogued", "kv-cache-allocation", "vllm"),
+    # an application's own from_pretrained, building a diffusers pipeline: weight loading
+    ("pytorch/pytorch.cuda.oom-weight-loading--Tencent-Hunyuan-HunyuanWorld-Voyager-17.log", "uncatalogued",
+     "weight-loading", None),
     # batch BQ
     # IPython's header names OutOfMemoryError above frames whose source lines run to the end of
     # the paste: the traceback is cut there, and the header speaks for the lost exception line
@@ -1298,3 +1311,31 @@ def test_docker_inspect_reads_the_oom_killed_flag_not_the_key():
     assert killed["root_cause"] == "host.oom-killed"
     (exited,) = scan("-", stdin=state.format(flag="false", code=139).encode())
     assert [f["id"] for f in exited["findings"]] == []
+
+
+@pytest.mark.parametrize("keep", ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1640.75 MiB on de",
+                                  "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1640.75 MiB on device 1: cud"])
+def test_a_last_line_cut_before_its_anchor_is_read_from_its_lead(tmp_path, keep):
+    """A paste that ends inside ggml's allocation failure, before 'Malloc failed: out of
+    memory' (the literal the prefilter looks for): the line was no candidate, but it shows the
+    start every match of the wording begins with, and the rest of it matches as far as it goes.
+    The cut number is not read as a value."""
+    lines = (CORPUS / "llamacpp/llamacpp.cuda.alloc-failed--TabbyML-tabby-1498.log").read_text().splitlines()
+    assert lines[9].startswith(keep)
+    log = tmp_path / "cut.log"
+    log.write_text("\n".join(lines[:9] + [keep]) + "\n")
+    (report,) = scan(log)
+    finding = root(report)
+    assert (report["root_cause"], finding["tier"], finding["line"]) == ("llamacpp.gpu.alloc-failed", "partial", 10)
+    assert "alloc_gib" not in finding["facts"]
+
+
+def test_a_healthy_line_cut_before_its_value_stays_healthy(tmp_path):
+    """vLLM prints 'Available KV cache memory: N GiB' on every start-up; only a negative N is a
+    problem. A healthy log cut right before the number reads like the start of that wording,
+    and it shows no error: no diagnosis."""
+    log = tmp_path / "healthy-cut.log"
+    log.write_text("INFO 05-01 10:00:00 [gpu_worker.py:227] Model loading took 14.99 GiB memory\n"
+                   "INFO 05-01 10:00:05 [gpu_worker.py:227] Available KV cache memory: \n")
+    (report,) = scan(log)
+    assert report["root_cause"] is None and report["findings"] == []

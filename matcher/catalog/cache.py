@@ -4,7 +4,7 @@ A catalog entry is keyed by a SHA-256 of everything a loaded catalog depends on:
 version, the validating code, the schema files, and for each catalog root in order its
 location and every YAML file's relative path and bytes. Any change is a different key, so a
 stale entry is never read; while no file's stamp has changed the key is found without hashing
-(catalog_key). The entry holds each signature's validated document with its patterns' anchors:
+(catalog_key). The entry holds each signature's validated document with its patterns' anchors and leads:
 :func:`matcher.catalog.load.build` re-creates the signatures from it without YAML, schema
 validation or regex linting. This module depends on ``load``, never the reverse; the entries
 live in logkb's cache folder (matcher/cache.py).
@@ -24,9 +24,9 @@ from .. import cache as store
 from .errors import CatalogError
 from .files import data_dir, read_catalog_bytes, yaml_entries
 from .load import build, catalog_roots, load_roots
-from .model import Catalog
+from .model import Catalog, PatternLiterals
 
-FORMAT = 2  # bump when the entry layout changes
+FORMAT = 3  # bump when the entry layout changes
 _CATALOG, _STAMP = "catalog", "stamp"
 
 # The modules whose checks a cached catalog has passed: editing one (in a source checkout,
@@ -165,7 +165,8 @@ def load_entry(key: str) -> Catalog | None:
             return None
         signatures = {}
         for item in entry["signatures"]:
-            sig = build(item["doc"], Path(item["path"]), [tuple(a) for a in item["anchors"]], item["reviewed"])
+            literals = [PatternLiterals(tuple(a), lead) for a, lead in zip(item["anchors"], item["leads"], strict=True)]
+            sig = build(item["doc"], Path(item["path"]), literals, item["reviewed"])
             signatures[sig.id] = sig
         return Catalog(
             version=entry["version"], schema_version=entry["schema_version"], signatures=signatures,
@@ -185,6 +186,7 @@ def store_entry(key: str, catalog: Catalog) -> None:
         "roots": [str(r) for r in catalog.roots],
         "signatures": [
             {"path": str(sig.path), "doc": sig.document, "anchors": [list(p.anchors) for p in sig.patterns],
+             "leads": [p.lead for p in sig.patterns],
              "reviewed": sig.reviewed}
             for sig in catalog.signatures.values()
         ],

@@ -37,6 +37,7 @@ from .model import (
     LazyRegex,
     OwnRule,
     Pattern,
+    PatternLiterals,
     PhaseMarker,
     ProblemSignature,
     Reference,
@@ -168,10 +169,10 @@ def _short(message: str) -> str:
     return message if len(message) <= 200 else message[:197] + "..."
 
 
-def check_document(doc: dict[str, Any], path: Path, reviewed: bool) -> list[tuple[str, ...]]:
-    """The semantic checks of a document that passed the schema; each pattern's anchors (the
-    literals the prefilter searches for), as the linter found them. Regexes compile with the
-    engine they will run on (see compile_regex)."""
+def check_document(doc: dict[str, Any], path: Path, reviewed: bool) -> list[PatternLiterals]:
+    """The semantic checks of a document that passed the schema; each pattern's literals (the
+    anchors the prefilter searches for, and its lead), as the linter found them. Regexes
+    compile with the engine they will run on (see compile_regex)."""
     match = doc["match"]
     anchors = []
     for i, item in enumerate(match["patterns"]):
@@ -203,14 +204,15 @@ def _checked_range(value: str | None, path: Path, key: str) -> None:
             raise CatalogError(f"{path}: {key}: {value!r} is not a PEP 440 version specifier") from None
 
 
-def _pattern_anchors(source: str, path: Path, key: str, ignore_case: bool) -> tuple[str, ...]:
-    """Lint a match pattern and return its anchors. The pattern itself is compiled lazily
+def _pattern_anchors(source: str, path: Path, key: str, ignore_case: bool) -> PatternLiterals:
+    """Lint a match pattern and return its literals. The pattern itself is compiled lazily
     (Pattern.compiled): the linter's parse already proved the syntax, and a scan compiles only
     the patterns whose anchors it meets."""
     from ..regexlint import RegexLintError, lint  # the linter runs only on a cache miss
 
     try:
-        return lint(source, ignore_case).literals
+        found = lint(source, ignore_case)
+        return PatternLiterals(found.literals, found.lead)
     except RegexLintError as exc:
         raise CatalogError(f"{path}: {key}: regex {exc}") from None
 
@@ -273,16 +275,17 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
     return sources
 
 
-def build(doc: dict[str, Any], path: Path, anchors: list[tuple[str, ...]], reviewed: bool) -> Signature:
-    """The signature of a document that passed validation, with each pattern's anchors;
+def build(doc: dict[str, Any], path: Path, literals: list[PatternLiterals], reviewed: bool) -> Signature:
+    """The signature of a document that passed validation, with each pattern's literals;
     regexes compile and expressions parse on first use."""
     match = doc["match"]
     context = match.get("context", {})
     expressions = Expressions(_expression_sources(doc))
     patterns = tuple(
-        Pattern(item["regex"], anchors[i], item.get("ignore_case", False), _range(item.get("versions")),
+        Pattern(item["regex"], literals[i].anchors, item.get("ignore_case", False), _range(item.get("versions")),
                 item.get("phase"), item.get("severity"), item.get("engine"), reviewed, item.get("form"),
-                item.get("kill_report", False), f"match.patterns[{i}].requires" if "requires" in item else None)
+                item.get("kill_report", False), f"match.patterns[{i}].requires" if "requires" in item else None,
+                literals[i].lead)
         for i, item in enumerate(match["patterns"]))
     owns = tuple(
         OwnRule(frozenset(rule["symptoms"]), frozenset(rule.get("forms", ())), frozenset(rule.get("phases", ())),

@@ -78,6 +78,16 @@ class _Record:
 
 
 @dataclass(frozen=True)
+class PatternLiterals:
+    """What the scan looks for before it runs a pattern: its anchors (literals one of which
+    every match contains) and its lead (the literal every match starts with, when it is long
+    enough to stand for the wording: a line cut short after it still shows the wording)."""
+
+    anchors: tuple[str, ...]
+    lead: str | None = None
+
+
+@dataclass(frozen=True)
 class Pattern:
     """One wording of ``match.patterns``, with the literals the prefilter looks for."""
 
@@ -92,6 +102,7 @@ class Pattern:
     form: str | None = None  # symptom entries: whose wording this is (torch, nccl, ggml, ...)
     kill_report: bool = False  # only says that SIGKILL came, not who sent it
     requires: str | None = None  # key of the wording's own condition in the signature's expressions
+    lead: str | None = None  # see PatternLiterals
 
     @cached_property
     def compiled(self) -> CompiledRegex:

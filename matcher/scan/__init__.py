@@ -41,7 +41,7 @@ from .context import FRAME_GAP, EngineTracker, PhaseTracker, goes_back
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
-from .lines import (DIAGNOSING, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
+from .lines import (DIAGNOSING, ERROR_WORDS, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
                     Hit, LineMatcher, is_ipython_frame, partial_match, search)
 from .symptoms import Symptoms
 
@@ -159,6 +159,7 @@ class Scanner:
                     raise ReadError(name, segment.error).at_line(line)
         except BrokenProcessPool as exc:
             raise ReadError(name, f"a worker process died ({exc}); try --jobs 1").at_line(line) from None
+        state.last_line_is(split.last_line(path))  # the workers report candidate lines only
         return state.finish()
 
     def run_lines(self, lines: Iterable[str | bytes], name: str = "<lines>") -> Run:
@@ -221,7 +222,7 @@ class RunScan:
         self._block_tail = b""  # the last line of the block before (a wrapped message's first part)
         self._gated_seen = 0
         self._last_incident = 0
-        self._last_candidate: tuple[int, str, frozenset[tuple[int, int]], str | None] | None = None
+        self._last_candidate: tuple[int, str, frozenset[tuple[int, int]], str | None, bool] | None = None
 
     # -- feeding ------------------------------------------------------------------------
 
@@ -250,6 +251,10 @@ class RunScan:
         if segment.size:
             self._count_lines(first_line, segment.newlines, segment.ends_with_newline)
         return segment.newlines
+
+    def last_line_is(self, raw: bytes) -> None:
+        """The input's last line, where the blocks read were not the input's (split.py)."""
+        self._block_tail = raw
 
     def _count_lines(self, first_line: int, newlines: int, ends_with_newline: bool) -> None:
         """After a block (or segment) from ``first_line`` holding ``newlines`` newlines."""
@@ -310,7 +315,11 @@ class RunScan:
             event.last_frame_line = max(line_no, self._joined_until)
             event.last_frame_ipython = is_ipython_frame(text)
             event.traceback_error = event.traceback_error or message.error_level
+            event.frames_logged = event.frames_logged or (message.header and not message.error_level)
             return
+        if kinds.frame and _FRAME_START.match(text) and self.event is not None and self.event.frames \
+                and line_no <= self.event.last_line + FRAME_GAP:
+            self.event.touch(line_no)  # the start of a frame line cut short: the traceback goes on to here
         if kinds.source and self.event is not None and self._under_frame(line_no, text):
             self.phases.add_source(text)
             self.event.frame_phase, self.event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
@@ -323,7 +332,7 @@ class RunScan:
         if kinds.gate or native_frame:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)
-        self._last_candidate = (line_no, text, kinds.wanted, message.origin)
+        self._last_candidate = (line_no, text, kinds.wanted, message.origin, message.error_level)
         joined = rejoined or self._rejoined(data, candidate, text, message, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
@@ -575,12 +584,19 @@ class RunScan:
 
     def _cut_last_line(self) -> None:
         """The input's last line, cut short (a paste, a terminal, a killed process): a problem
-        wording whose start it shows, when the line matched nothing whole."""
-        if self._last_candidate is None or self._last_candidate[0] != self.run.lines or self.event is None \
-                or any(incident.line == self.run.lines for _, incident in self.event.hits.values()):
+        wording whose start it shows, when the line matched nothing whole. A line cut before
+        the anchor the prefilter looks for was no candidate: it is read from the last block."""
+        last = self._last_line()
+        if last is None:
             return
-        line_no, text, wanted, origin = self._last_candidate
-        wanted = wanted | self.lines.cut_in_anchor(text)
+        line_no, text, wanted, origin, error_level = last
+        if self.event is None and wanted and not (error_level or ERROR_WORDS.search(text)):
+            # The line shows a wording's anchor but no error: a healthy run's line, cut before
+            # the value that would make it one ('Available KV cache memory: ' before '-1.2 GiB').
+            return
+        if self.event is not None and any(incident.line == line_no for _, incident in self.event.hits.values()):
+            return
+        wanted = wanted | self.lines.cut_in_anchor(text) | self.lines.cut_after_lead(text)
         for index, pattern in sorted(wanted, key=lambda pair: self.scanner.index.order(pair[0])):
             sig = self.scanner.signatures[index]
             if not isinstance(sig, ProblemSignature) or _vetoed(sig, set()):
@@ -589,6 +605,16 @@ class RunScan:
             if found is not None and not any(search(ex, text, sig) for ex in sig.exclude):
                 self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
                 return
+
+    def _last_line(self) -> tuple[int, str, frozenset[tuple[int, int]], str | None, bool] | None:
+        """The input's last line (number, message, the patterns its anchors lead to, process
+        tag, logged as an error): as the last candidate line it is, else as the last block ended."""
+        if self._last_candidate is not None and self._last_candidate[0] == self.run.lines:
+            return self._last_candidate
+        if not self._block_tail.strip() or len(self._block_tail) > FOLLOW_BYTES:
+            return None  # (a line longer than a wrapped one is not read back: split.py's workers do not)
+        message = parse_line(self._block_tail.decode("utf-8", "replace"))
+        return self.run.lines, message.text, frozenset(), message.origin, message.error_level
 
     def _problem(self, sig: ProblemSignature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool,
                  cut: bool = False) -> bool:

@@ -114,6 +114,9 @@ class Event:
     # The traceback is an error's: its "Traceback (most recent call last):" header was seen, or
     # its frames were logged at error level (a paste that starts below the header).
     traceback_error: bool = False
+    # Some frame was logged with a logging header below error level (a stack that a warning or
+    # a debug dump prints): frames without a traceback header are then not taken for an error's.
+    frames_logged: bool = False
 
     def touch(self, line_no: int) -> None:
         self.last_line = max(self.last_line, line_no)
@@ -276,7 +279,8 @@ class Resolver:
         seen = event.exceptions[-1] if event.exceptions else event.fatals[0] if event.fatals else \
             (event.errors[0] if event.errors and not wrapped else None)
         if seen is None:
-            return self._cut_traceback(event) if cut and event.traceback_error and not wrapped else None
+            bare = len(event.frames) >= 2 and not event.frames_logged  # a paste that starts below the header
+            return self._cut_traceback(event) if cut and (event.traceback_error or bare) and not wrapped else None
         incident = _incident(seen, "exact", 1.0, "uncatalogued: no signature explains this error")
         if cut:
             incident.notes.append("A traceback after it is cut before its exception line.")

@@ -141,6 +141,7 @@ class AnchorIndex:
         # On one line, facts and phase markers apply before the problems they give context to.
         self.order = lambda i: (not isinstance(signatures[i], FactEntry), i)
         self._texts: list[tuple[str, bool, set[tuple[int, int]]]] | None = None
+        self._leads: list[tuple[str, bool, set[tuple[int, int]]]] | None = None
 
     def pattern_literals(self) -> list[tuple[str, bool, set[tuple[int, int]]]]:
         """The anchors that lead to patterns, decoded (lower-case when caseless), with their
@@ -149,6 +150,19 @@ class AnchorIndex:
             self._texts = [(a.literal.decode("utf-8", "replace"), a.caseless, t.patterns)
                            for a, t in zip(self.anchors, self.targets) if t.patterns]
         return self._texts
+
+    def pattern_leads(self) -> list[tuple[str, bool, set[tuple[int, int]]]]:
+        """The leads of the problem signatures' patterns (see PatternLiterals), with their
+        patterns: for a last line cut short after a wording's start, before its anchor."""
+        if self._leads is None:
+            grouped: dict[tuple[str, bool], set[tuple[int, int]]] = {}
+            for i, sig in enumerate(self.signatures):
+                if isinstance(sig, ProblemSignature):
+                    for j, pattern in enumerate(sig.patterns):
+                        if pattern.lead:
+                            grouped.setdefault((pattern.lead, pattern.ignore_case), set()).add((i, j))
+            self._leads = [(lead, caseless, patterns) for (lead, caseless), patterns in grouped.items()]
+        return self._leads
 
     def _target(self, literal: bytes, caseless: bool) -> Target:
         key = (literal.lower() if caseless else literal, caseless)
@@ -245,17 +259,12 @@ class LineMatcher:
     def cut_in_anchor(self, text: str) -> frozenset[tuple[int, int]]:
         """Patterns whose anchor the text ends in the middle of: a line cut short there shows
         only the start of the literal the prefilter looks for."""
-        tail = text[-256:]
-        lowered = tail.lower()
-        ends = {caseless: subject[-MIN_CUT_ANCHOR:] for caseless, subject in ((False, tail), (True, lowered))}
-        wanted: set[tuple[int, int]] = set()
-        for literal, caseless, patterns in self.index.pattern_literals():
-            subject = lowered if caseless else tail
-            # The last MIN_CUT_ANCHOR characters must occur in the literal before anything longer is tried.
-            if ends[caseless] in literal[:-1] and any(
-                    subject.endswith(literal[:k]) for k in range(len(literal) - 1, MIN_CUT_ANCHOR - 1, -1)):
-                wanted |= patterns
-        return frozenset(wanted)
+        return _cut_in(text, self.index.pattern_literals(), whole=False)
+
+    def cut_after_lead(self, text: str) -> frozenset[tuple[int, int]]:
+        """Patterns whose lead the text shows, whole or cut at its end: a line cut short
+        after a wording's start, before the anchor the prefilter looks for."""
+        return _cut_in(text, self.index.pattern_leads(), whole=True)
 
     def anchored(self, text: str, engine: Prefilter) -> frozenset[tuple[int, int]]:
         """The patterns whose anchors ``engine`` finds in a text the prefilter never saw whole
@@ -330,6 +339,23 @@ def confirm(sig: Signature, text: str, only: set[int] | None = None) -> Hit | No
 
 MIN_PARTIAL = 16  # characters of a wording a cut line must show
 MIN_CUT_ANCHOR = 6  # characters of an anchor a line cut inside it must show
+CUT_TAIL = 256  # a line cut short is looked at in its last characters only
+
+
+def _cut_in(text: str, literals: list[tuple[str, bool, set[tuple[int, int]]]], whole: bool) -> frozenset[tuple[int, int]]:
+    """The patterns of the ``literals`` that the end of ``text`` cuts (at least MIN_CUT_ANCHOR
+    characters of one shown), or, with ``whole``, that it shows whole."""
+    tail = text[-CUT_TAIL:]
+    lowered = tail.lower()
+    ends = {caseless: subject[-MIN_CUT_ANCHOR:] for caseless, subject in ((False, tail), (True, lowered))}
+    wanted: set[tuple[int, int]] = set()
+    for literal, caseless, patterns in literals:
+        subject = lowered if caseless else tail
+        # The last MIN_CUT_ANCHOR characters must occur in the literal before anything longer is tried.
+        if whole and literal in subject or ends[caseless] in literal[:-1] and any(
+                subject.endswith(literal[:k]) for k in range(len(literal) - 1, MIN_CUT_ANCHOR - 1, -1)):
+            wanted |= patterns
+    return frozenset(wanted)
 
 
 def partial_match(pattern: Pattern, text: str) -> Any:

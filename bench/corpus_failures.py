@@ -1,0 +1,41 @@
+"""The corpus failures that the damage benches (bench/wrapped.py, bench/cut.py) cut and scan
+again: every real failure log whose whole log gets the root cause its sidecar expects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from matcher.api import diagnose_lines
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+SKIPPED = {"pairs", "generated"}  # fixed-log pairs and generated logs have their own measures
+
+
+@dataclass(frozen=True)
+class Failure:
+    log: Path
+    lines: list[str]
+    expected: str  # expect.root_cause
+    line: int | None  # expect.line, the decisive line (1-based), when the sidecar names it
+    phase: str | None  # the phase the whole log gets
+
+
+def failures() -> list[Failure]:
+    found = []
+    for sidecar in sorted(CORPUS.rglob("*.yaml")):
+        log = sidecar.with_suffix(".log")
+        if SKIPPED & set(sidecar.relative_to(CORPUS).parts) or not log.exists():
+            continue
+        meta = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
+        expect = (meta.get("expect") or {}) if isinstance(meta, dict) else {}
+        expected, line = expect.get("root_cause"), expect.get("line")
+        if meta.get("kind") != "failure" or not expected:
+            continue
+        lines = log.read_bytes().decode("utf-8", "surrogateescape").splitlines()
+        whole = diagnose_lines([text + "\n" for text in lines], name=str(log))
+        if whole["root_cause"] == expected:
+            found.append(Failure(log, lines, expected, line if isinstance(line, int) else None, whole["phase"]))
+    return found
