@@ -323,6 +323,11 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BT
+    # AUTOMATIC1111's 'Stable diffusion model failed to load, exiting' after the out-of-memory
+    # names the step that failed: the weights' move to a 2 GB GPU
+    ("pytorch/pytorch.cuda.oom-weight-loading--AUTOMATIC1111-stable-diffusion-webui-10185.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", None),
     # batch BS
     # frames without their traceback header, cut before the exception: an uncatalogued error
     # in the step the frames show (vLLM's LLM.wake_up, which an RL trainer calls between steps)

@@ -591,8 +591,9 @@ class RunScan:
             return
         line_no, text, wanted, origin, error_level = last
         if self.event is None and wanted and not (error_level or ERROR_WORDS.search(text)):
-            # The line shows a wording's anchor but no error: a healthy run's line, cut before
-            # the value that would make it one ('Available KV cache memory: ' before '-1.2 GiB').
+            # A line the catalog knows (a wording's, a fact's or a marker's anchor is in it) that
+            # shows no error is a run's information, cut: cut before the value that would make it
+            # an error ('Available KV cache memory: ' before '-1.2 GiB'), it reads like one's start.
             return
         if self.event is not None and any(incident.line == line_no for _, incident in self.event.hits.values()):
             return
