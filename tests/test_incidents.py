@@ -1344,3 +1344,15 @@ def test_a_healthy_line_cut_before_its_value_stays_healthy(tmp_path):
                    "INFO 05-01 10:00:05 [gpu_worker.py:227] Available KV cache memory: \n")
     (report,) = scan(log)
     assert report["root_cause"] is None and report["findings"] == []
+
+
+def test_a_cut_line_that_two_wordings_share_is_read_as_the_wrapper(tmp_path):
+    """'error: llama runner process has terminate' is the start of Ollama's wrapper and of its
+    'terminated: signal: killed', which is the OOM killer's: the cut hid which one it was, so
+    the report names the wrapper (the runner died; its own error is elsewhere), not a guess."""
+    line = (CORPUS / "ollama/cuda.runtime.out-of-memory--ollama-ollama-6139.log").read_text().splitlines()[0]
+    log = tmp_path / "cut.log"
+    log.write_text(line[:line.index("terminated") + len("terminate")] + "\n")
+    (report,) = scan(log)
+    assert report["root_cause"] == "ollama.runner.terminated"
+    assert root(report)["tier"] == "partial"

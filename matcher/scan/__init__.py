@@ -598,14 +598,22 @@ class RunScan:
         if self.event is not None and any(incident.line == line_no for _, incident in self.event.hits.values()):
             return
         wanted = wanted | self.lines.cut_in_anchor(text) | self.lines.cut_after_lead(text)
-        for index, pattern in sorted(wanted, key=lambda pair: self.scanner.index.order(pair[0])):
-            sig = self.scanner.signatures[index]
-            if not isinstance(sig, ProblemSignature) or _vetoed(sig, set()):
-                continue
-            found = partial_match(sig.patterns[pattern], text)
-            if found is not None and not any(search(ex, text, sig) for ex in sig.exclude):
-                self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
-                return
+        signatures = self.scanner.signatures
+        fitting = [(index, pattern) for index, pattern in wanted
+                   if isinstance(sig := signatures[index], ProblemSignature) and not _vetoed(sig, set())
+                   and partial_match(sig.patterns[pattern], text) is not None
+                   and not any(search(ex, text, sig) for ex in sig.exclude)]
+        if fitting:  # one reading; where its context fails, a second wording would be a guess
+            index, pattern = min(fitting, key=lambda pair: self._cut_rank(signatures[pair[0]], pair[0]))
+            sig = signatures[index]
+            assert isinstance(sig, ProblemSignature)
+            self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
+
+    def _cut_rank(self, sig: ProblemSignature, index: int) -> tuple[bool, tuple[bool, int]]:
+        """Where several wordings start the way a cut line does, the cut may have hidden what
+        tells them apart: a wrapper first ('llama runner process has terminate', which
+        'terminated: signal: killed' would make the OOM killer's), then the catalog's order."""
+        return (not sig.wrapper, self.scanner.index.order(index))
 
     def _last_line(self) -> tuple[int, str, frozenset[tuple[int, int]], str | None, bool] | None:
         """The input's last line (number, message, the patterns its anchors lead to, process
