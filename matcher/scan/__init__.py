@@ -195,6 +195,11 @@ class _LineStream:
         return joined[:size]
 
 
+# A line as the end of the input is read again: its number, message, the patterns its anchors
+# lead to, its process tag, and whether it was logged as an error.
+_LastLine = tuple[int, str, frozenset[tuple[int, int]], str | None, bool]
+
+
 class RunScan:
     """One input being scanned: the lines seen so far, the open event, the incidents."""
 
@@ -222,7 +227,7 @@ class RunScan:
         self._block_tail = b""  # the last line of the block before (a wrapped message's first part)
         self._gated_seen = 0
         self._last_incident = 0
-        self._last_candidate: tuple[int, str, frozenset[tuple[int, int]], str | None, bool] | None = None
+        self._last_candidate: _LastLine | None = None
 
     # -- feeding ------------------------------------------------------------------------
 
@@ -303,7 +308,8 @@ class RunScan:
             event = self._event(line_no)
             event.header = None if header is None else (header["type"], self._seen(text, line_no, message.origin))
             event.traceback_error = True
-        if kinds.frame and _FRAME_START.match(text):
+        frame_start = kinds.frame and _FRAME_START.match(text) is not None
+        if frame_start:
             text, continuation_lines = self._frame_rejoined(data, candidate, text, message)
             self._joined_until = line_no + continuation_lines
         if kinds.frame and FRAME_LINE.match(text):
@@ -317,8 +323,7 @@ class RunScan:
             event.traceback_error = event.traceback_error or message.error_level
             event.frames_logged = event.frames_logged or (message.header and not message.error_level)
             return
-        if kinds.frame and _FRAME_START.match(text) and self.event is not None and self.event.frames \
-                and line_no <= self.event.last_line + FRAME_GAP:
+        if frame_start and self.event is not None and self.event.frames and line_no <= self.event.last_line + FRAME_GAP:
             self.event.touch(line_no)  # the start of a frame line cut short: the traceback goes on to here
         if kinds.source and self.event is not None and self._under_frame(line_no, text):
             self.phases.add_source(text)
@@ -598,26 +603,25 @@ class RunScan:
         if self.event is not None and any(incident.line == line_no for _, incident in self.event.hits.values()):
             return
         wanted = wanted | self.lines.cut_in_anchor(text) | self.lines.cut_after_lead(text)
-        signatures = self.scanner.signatures
-        fitting = [(index, pattern) for index, pattern in wanted
-                   if isinstance(sig := signatures[index], ProblemSignature) and not _vetoed(sig, set())
-                   and partial_match(sig.patterns[pattern], text) is not None
-                   and not any(search(ex, text, sig) for ex in sig.exclude)]
-        if fitting:  # one reading; where its context fails, a second wording would be a guess
-            index, pattern = min(fitting, key=lambda pair: self._cut_rank(signatures[pair[0]], pair[0]))
-            sig = signatures[index]
-            assert isinstance(sig, ProblemSignature)
-            self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
+        for index, pattern in sorted(wanted, key=lambda pair: self._cut_rank(pair[0])):
+            sig = self.scanner.signatures[index]
+            if not isinstance(sig, ProblemSignature) or _vetoed(sig, set()):
+                continue
+            if partial_match(sig.patterns[pattern], text) is not None \
+                    and not any(search(ex, text, sig) for ex in sig.exclude):
+                # One reading: where its context fails, a second wording would be a guess.
+                self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
+                return
 
-    def _cut_rank(self, sig: ProblemSignature, index: int) -> tuple[bool, tuple[bool, int]]:
+    def _cut_rank(self, index: int) -> tuple[bool, tuple[bool, int]]:
         """Where several wordings start the way a cut line does, the cut may have hidden what
         tells them apart: a wrapper first ('llama runner process has terminate', which
         'terminated: signal: killed' would make the OOM killer's), then the catalog's order."""
-        return (not sig.wrapper, self.scanner.index.order(index))
+        sig = self.scanner.signatures[index]
+        return (not (isinstance(sig, ProblemSignature) and sig.wrapper), self.scanner.index.order(index))
 
-    def _last_line(self) -> tuple[int, str, frozenset[tuple[int, int]], str | None, bool] | None:
-        """The input's last line (number, message, the patterns its anchors lead to, process
-        tag, logged as an error): as the last candidate line it is, else as the last block ended."""
+    def _last_line(self) -> _LastLine | None:
+        """The input's last line: as the last candidate line it is, else as the last block ended."""
         if self._last_candidate is not None and self._last_candidate[0] == self.run.lines:
             return self._last_candidate
         if not self._block_tail.strip() or len(self._block_tail) > FOLLOW_BYTES:
