@@ -7,7 +7,11 @@ terminal's scrollback or a copy by hand cut real logs, and scanned again:
 - before its decisive line: the log ends on the line above it, so a traceback loses its
   exception line. The root cause cannot be known then; what counts is that logkb names no other
   catalogued cause in its place, and that it keeps the phase the whole log showed (where the
-  whole log's phase is known).
+  whole log's phase is known);
+- and the other side: every healthy or non-memory log that the whole log keeps free of memory
+  diagnoses, cut inside each line that shows a problem wording's anchor or lead (at the end of
+  that literal, in its middle, at half and three quarters of the line). What counts is how
+  many cuts, and logs, then get a memory diagnosis that the whole log does not have.
 
     python bench/cut.py [--fractions 0.5,0.75] [--details]
 
@@ -21,9 +25,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from corpus_failures import CORPUS, Failure, failures
+from corpus_failures import CORPUS, Failure, failures, quiet_logs
 
-from matcher.api import diagnose_lines
+from matcher.api import diagnose_lines, scanner
+from matcher.catalog import ProblemSignature
 
 NOT_A_CAUSE = (None, "uncatalogued")  # what a log cut before its error may honestly show
 
@@ -40,6 +45,54 @@ def cut_inside(sample: Failure, fraction: float) -> list[str]:
 
 def cut_before(sample: Failure) -> list[str]:
     return [text + "\n" for text in sample.lines[:sample.line - 1]]
+
+
+MEMORY_TAGS = {"gpu-memory", "host-memory"}
+
+
+def memory_diagnoses(report: dict) -> list[str]:
+    """Memory diagnoses at warning or error, wrappers aside (as bench/first_seen.py counts them)."""
+    return [f["id"] for f in report["findings"] if f["id"] != "uncatalogued" and f["severity"] in ("error", "warning")
+            and f["role"] != "wrapper" and MEMORY_TAGS & set(f.get("tags", []))]
+
+
+def quiet_cut_points(line: str, literals: list[tuple[str, bool]]) -> list[int]:
+    """Where a quiet log's line is cut: inside and at the end of each problem wording's anchor
+    or lead it shows, at half and at three quarters of it."""
+    lowered, points = line.lower(), set()
+    for literal, caseless in literals:
+        at = (lowered if caseless else line).find(literal)
+        if at >= 0:
+            points |= {at + len(literal), at + len(literal) // 2 + 3}
+    if points:
+        points |= {len(line) // 2, 3 * len(line) // 4}
+    return sorted(p for p in points if 8 <= p < len(line))
+
+
+def quiet_side(lost: list[str]) -> None:
+    engine = scanner()
+    index = engine.index
+    literals = [(literal, caseless) for literal, caseless, patterns in index.pattern_literals() + index.pattern_leads()
+                if any(isinstance(engine.signatures[i], ProblemSignature) for i, _ in patterns)]
+    logs = cuts = loud_cuts = 0
+    loud_logs = set()
+    for log, lines in quiet_logs():
+        if memory_diagnoses(diagnose_lines([text + "\n" for text in lines], name=str(log))):
+            continue
+        logs += 1
+        for number, line in enumerate(lines):
+            for point in quiet_cut_points(line, literals):
+                cuts += 1
+                report = diagnose_lines([text + "\n" for text in lines[:number]] + [line[:point] + "\n"], name=str(log))
+                named = memory_diagnoses(report)
+                if named:
+                    loud_cuts += 1
+                    loud_logs.add(log)
+                    lost.append(f"quiet: {log.relative_to(CORPUS)}:{number + 1} cut at {point}: {named}")
+    print("\n| healthy or non-memory logs cut inside a line that starts a wording | logs | cuts "
+          "| cuts with a memory diagnosis | logs with one |\n|---|---:|---:|---:|---:|")
+    print(f"| every such line of every quiet log | {logs} | {cuts} | {loud_cuts} ({loud_cuts / cuts:.1%}) "
+          f"| {len(loud_logs)} ({len(loud_logs) / logs:.1%}) |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
           "| the whole log's phase kept |\n|---|---:|---:|---:|---:|")
     print(f"| the line above it is the last | {len(before)} | {same} | {other} ({other / len(before):.0%}) "
           f"| {kept_phase}/{len(phased)} ({kept_phase / len(phased):.0%}) |")
+    quiet_side(lost)
     if args.details:
         print("\n" + "\n".join(lost))
     return 0

@@ -1335,15 +1335,58 @@ def test_a_last_line_cut_before_its_anchor_is_read_from_its_lead(tmp_path, keep)
     assert "alloc_gib" not in finding["facts"]
 
 
-def test_a_healthy_line_cut_before_its_value_stays_healthy(tmp_path):
+@pytest.mark.parametrize("cut", ["Available KV cache memory: ", "Available KV cac"])
+def test_a_healthy_line_cut_before_its_value_stays_healthy(tmp_path, cut):
     """vLLM prints 'Available KV cache memory: N GiB' on every start-up; only a negative N is a
-    problem. A healthy log cut right before the number reads like the start of that wording,
-    and it shows no error: no diagnosis."""
+    problem. A healthy log cut right before the number, or inside the words before it, reads
+    like the start of that wording, and it shows no error: no diagnosis."""
     log = tmp_path / "healthy-cut.log"
     log.write_text("INFO 05-01 10:00:00 [gpu_worker.py:227] Model loading took 14.99 GiB memory\n"
-                   "INFO 05-01 10:00:05 [gpu_worker.py:227] Available KV cache memory: \n")
+                   f"INFO 05-01 10:00:05 [gpu_worker.py:227] {cut}\n")
     (report,) = scan(log)
     assert report["root_cause"] is None and report["findings"] == []
+
+
+@pytest.mark.parametrize("cut", [
+    # every TensorRT-LLM error opens so; an out-of-memory is one of many
+    "[TensorRT-LLM][ERROR] ",
+    # ggml's pinned-memory warning, whose reason the cut hid (healthy runs print it)
+    "ggml_cuda_host_malloc: failed to allocate ",
+    # the words so far open both llama.cpp's KV-cache and compute-buffer failures and others
+    "WARNING: failed to allocate ",
+])
+def test_a_line_cut_after_an_opening_that_many_messages_share_names_nothing(tmp_path, cut):
+    """A last line that ends right after a wording's opening words shows nothing of what
+    follows them, so no wording is named from it (an error level still makes it an error that
+    no signature explains)."""
+    log = tmp_path / "cut.log"
+    log.write_text(cut + "\n")
+    (report,) = scan(log)
+    assert report["root_cause"] in (None, "uncatalogued"), report["findings"]
+
+
+@pytest.mark.parametrize(("cut", "root_cause"), [
+    ("RuntimeError: CUDA error: an illegal memory access wa", "cuda.kernel.fault"),
+    ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12710.31 MiB on device 0: cud", "llamacpp.gpu.alloc-failed"),
+])
+def test_a_line_cut_inside_a_word_of_its_wording_still_names_it(tmp_path, cut, root_cause):
+    """A cut inside a word of the wording's literal (or well past its opening) still names it."""
+    log = tmp_path / "cut.log"
+    log.write_text(cut + "\n")
+    (report,) = scan(log)
+    assert report["root_cause"] == root_cause
+    assert root(report)["tier"] == "partial"
+
+
+def test_a_line_cut_inside_what_would_exclude_its_wording_names_nothing(tmp_path):
+    """llama.cpp's 'attempted to allocate N MB' is no lack of memory when N is a size no machine
+    has (an unsigned wrap-around in the caller); a paste cut before the number cannot say which."""
+    lines = (CORPUS / "nonmemory/nonmemory-llamacpp--ggml-org-llama.cpp-22040.log").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("ggml_aligned_malloc: insufficient memory"))
+    log = tmp_path / "cut.log"
+    log.write_text("\n".join(lines[:at] + [lines[at][:lines[at].index("allocate") + len("allocate")]]) + "\n")
+    (report,) = scan(log)
+    assert not [f for f in report["findings"] if f["id"] == "llamacpp.host.alloc-failed"]
 
 
 def test_a_cut_line_that_two_wordings_share_is_read_as_the_wrapper(tmp_path):

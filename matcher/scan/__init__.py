@@ -18,7 +18,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..catalog import Catalog, FactEntry, FactExtractor, FrameMap, Pattern, PhaseMarker, ProblemSignature, Signature, SymptomClass
 from ..findings import MAX_PROCESSES, Finding, Incident, Run, group
@@ -42,7 +42,7 @@ from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
 from .lines import (DIAGNOSING, ERROR_WORDS, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
-                    Hit, LineMatcher, is_ipython_frame, partial_match, search)
+                    MIN_CUT_ANCHOR, Hit, LineMatcher, cut_inside_exclusion, is_ipython_frame, partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -103,6 +103,23 @@ def _vetoed(sig: ProblemSignature, shown: set[str]) -> bool:
     that does not own faults, whatever else of its wording matches there."""
     return NOT_A_LACK_OF_MEMORY in shown and "gpu-oom" not in shown and \
         not any(NOT_A_LACK_OF_MEMORY in rule.symptoms for rule in sig.owns)
+
+
+def _shows_enough(match: Any, pattern: Pattern) -> bool:
+    """Whether a line cut short shows enough of a wording to name it. Past the wording's
+    opening literal (its lead, or an anchor the match starts with) a few characters must show.
+    Inside it, the cut must fall within a word: the opening, or its words so far, may start many
+    messages ('failed to allocate ', '[TensorRT-LLM][ERROR] '), and a cut between words hid
+    which one this was; one that stops inside a word ('an illegal memory access wa') was
+    writing this literal."""
+    shown = match.group()
+    if pattern.ignore_case:
+        shown = shown.lower()
+    openings = [pattern.lead or ""] + [a.lower() if pattern.ignore_case else a for a in pattern.anchors]
+    opening = max((o for o in openings if o and shown.startswith(o[:len(shown)])), key=len, default="")
+    if len(shown) >= len(opening) + MIN_CUT_ANCHOR:
+        return True
+    return len(shown) < len(opening) and shown[-1:].isalnum() and opening[len(shown)].isalnum()
 
 
 class Scanner:
@@ -595,20 +612,25 @@ class RunScan:
         if last is None:
             return
         line_no, text, wanted, origin, error_level = last
-        if self.event is None and wanted and not (error_level or ERROR_WORDS.search(text)):
-            # A line the catalog knows (a wording's, a fact's or a marker's anchor is in it) that
-            # shows no error is a run's information, cut: cut before the value that would make it
-            # an error ('Available KV cache memory: ' before '-1.2 GiB'), it reads like one's start.
+        error_sign = error_level or ERROR_WORDS.search(text) is not None
+        cut = self.lines.cut_in_anchor(text)
+        if self.event is None and not error_sign and (wanted or any(
+                not isinstance(self.scanner.signatures[index], DIAGNOSING) for index, _ in cut)):
+            # A line the catalog knows that shows no error is a run's information, cut: a wording's,
+            # a fact's or a marker's anchor is in it, or it ends inside a fact's or a marker's.
+            # Cut before the value that would make it an error ('Available KV cache memory: '
+            # before '-1.2 GiB', or 'Available KV cac'), it reads like one's start.
             return
         if self.event is not None and any(incident.line == line_no for _, incident in self.event.hits.values()):
             return
-        wanted = wanted | self.lines.cut_in_anchor(text) | self.lines.cut_after_lead(text)
+        wanted = wanted | cut | self.lines.cut_after_lead(text)
         for index, pattern in sorted(wanted, key=lambda pair: self._cut_rank(pair[0])):
             sig = self.scanner.signatures[index]
             if not isinstance(sig, ProblemSignature) or _vetoed(sig, set()):
                 continue
-            if partial_match(sig.patterns[pattern], text) is not None \
-                    and not any(search(ex, text, sig) for ex in sig.exclude):
+            match = partial_match(sig.patterns[pattern], text)
+            if match is not None and _shows_enough(match, sig.patterns[pattern]) \
+                    and not any(search(ex, text, sig) for ex in sig.exclude) and not cut_inside_exclusion(sig, text):
                 # One reading: where its context fails, a second wording would be a guess.
                 self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
                 return
