@@ -67,6 +67,13 @@ _ERROR_LEVEL_AT_START = re.compile(
     r"(?:ERROR|CRITICAL|FATAL)\b|E\d{4}\ \d\d:\d\d:\d\d|\[(?:ERROR|CRITICAL|FATAL)\]|\[TensorRT-LLM\]\[ERROR\]|\[TM\]\[(?:ERROR|FATAL)\]"
     r"|[\w./+-]{1,80}:\ (?:fatal\ )?error:\ "
 )
+_LEVEL_HEAD = 256  # a level written inside a message is looked for in its first characters
+_INFO_LEVELS = ("INFO", "DEBUG")
+# The program's own level at the start of its message: Rust's tracing after its timestamp, then
+# its target ("  INFO text_generation_launcher: "), or Python's "INFO:root:". Not a relay's
+# "INFO [child stdout] ... E ..." (Jan), whose level is the relay's, not the line's.
+_INFO_AT_START = re.compile(r" {0,2}(?:INFO|DEBUG)(?::| [\w.:]{1,120}: )")
+_INFO_INSIDE = re.compile(r"\blevel=(?:INFO|DEBUG|info|debug)\b")  # Go's slog (Ollama)
 _ERROR_LEVEL_INSIDE = re.compile(r"\[TRT-LLM\](?:\ \[RANK\ \d+\])?\ \[E\]|\blevel=(?:ERROR|FATAL|error|fatal)\b")
 
 
@@ -89,6 +96,19 @@ class Message:
     # A rich console record (level column, message, path column): the columns its message
     # goes on at, on the lines under it, when it is wider than its column; 0 for other lines.
     hanging: int = 0
+    # A header taken off names a level below warning (INFO, DEBUG, llama.cpp's "I").
+    info_header: bool = False
+
+    @property
+    def informational(self) -> bool:
+        """The program logged the line below warning level: a header said so, or the message
+        starts with the level (Rust's tracing after its timestamp, as TGI writes it; Python's
+        "INFO:root:") or names it inside (Go's "level=INFO", as Ollama writes it)."""
+        if self.error_level:
+            return False
+        head = self.text[:_LEVEL_HEAD]
+        return self.info_header or _INFO_AT_START.match(head) is not None \
+            or "level=" in head and _INFO_INSIDE.search(head) is not None
 
 
 def normalize(line: str) -> str:
@@ -112,7 +132,7 @@ def parse_line(line: str) -> Message:
         line = line[:-2]
     if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"
         line = _RAY_REPEATED.sub("", line)
-    origin, error_level, header, header_first = None, False, False, False
+    origin, error_level, header, header_first, info_header = None, False, False, False, False
     first = raw.startswith(line)  # nothing was taken off its start (colour codes, JSON framing)
     while True:
         match = _PREFIXES.match(line)
@@ -130,6 +150,8 @@ def parse_line(line: str) -> Message:
         if match.group("level") in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E" \
                 or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
             error_level = True
+        info_header = info_header or match.group("level") in _INFO_LEVELS or match.group("ggml_level") in ("I", "D") \
+            or (match.group("uvicorn") or "").startswith(_INFO_LEVELS)
         line = line[match.end():]
     if line.startswith("**") and (bold_end := line.find("**", 2)) > 2:
         # A line a chat reply set in bold ("**RuntimeError: CUDA out of memory.** Tried to ..."):
@@ -144,8 +166,9 @@ def parse_line(line: str) -> Message:
             header = True
             header_first = header_first or first
             error_level = error_level or rich.group(1) in ("ERROR", "CRITICAL")
+            info_header = info_header or rich.group(1) in _INFO_LEVELS
             line = line[hanging:path.start()]
-    return Message(line, origin, error_level or _logged_as_error(line), header, header_first, hanging)
+    return Message(line, origin, error_level or _logged_as_error(line), header, header_first, hanging, info_header)
 
 
 def continues_record(text: str, hanging: int) -> str | None:
@@ -162,7 +185,7 @@ def _logged_as_error(message: str) -> bool:
     tries every position)."""
     if _ERROR_LEVEL_AT_START.match(message):
         return True
-    head = message[:256]
+    head = message[:_LEVEL_HEAD]
     return ("[TRT-LLM]" in head or "level=" in head) and _ERROR_LEVEL_INSIDE.search(head) is not None
 
 

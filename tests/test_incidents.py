@@ -1347,6 +1347,24 @@ def test_a_healthy_line_cut_before_its_value_stays_healthy(tmp_path, cut):
     assert report["root_cause"] is None and report["findings"] == []
 
 
+@pytest.mark.parametrize(("log", "number", "keep"), [
+    # vLLM's start-up check, which is an error only when the free memory is short
+    ("healthy/healthy-vllm--vllm-project-vllm-57047.log", 8, "Free memory on d"),
+    # a level that Rust's tracing writes after its timestamp (Dynamo's vLLM worker)
+    ("healthy/healthy-vllm--ai-dynamo-dynamo-3644.log", 3, "Available KV cac"),
+])
+def test_a_line_logged_below_warning_and_cut_short_is_information(tmp_path, log, number, keep):
+    """A healthy log cut inside a line that its program logged at info level: what the cut
+    hid cannot make it an error, so the start of a wording there names nothing (an error
+    earlier in the log stays what it was)."""
+    lines = (CORPUS / log).read_text().splitlines()
+    assert keep in lines[number - 1]
+    cut = tmp_path / "cut.log"
+    cut.write_text("\n".join(lines[:number - 1] + [lines[number - 1][:lines[number - 1].index(keep) + len(keep)]]) + "\n")
+    (report,) = scan(cut)
+    assert {f["id"] for f in report["findings"]} <= {"uncatalogued"}
+
+
 @pytest.mark.parametrize("cut", [
     # every TensorRT-LLM error opens so; an out-of-memory is one of many
     "[TensorRT-LLM][ERROR] ",

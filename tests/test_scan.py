@@ -70,6 +70,14 @@ def test_wrapping_names_the_process_and_the_error_level():
     assert parse_line("collect2: error: ld returned 1 exit status").error_level
     assert parse_line("/usr/bin/ld: error: cannot find -lcuda").error_level
     assert not parse_line("RuntimeError: CUDA error: out of memory").error_level
+    # a level below warning, in a header or in the message's first words
+    assert parse_line("INFO 10-28 11:14:52 distributed_gpu_executor.py:57] # GPU blocks: 0").informational
+    assert parse_line("2025-10-15T09:43:13.902042Z  INFO gpu_worker.determine_available_memory: x").informational
+    assert parse_line('time=2024-06-18T13:23:19.008+02:00 level=INFO source=sched.go:388 msg="x"').informational
+    assert parse_line("7.51.187.428 I llama_kv_cache: size = 1.00 GiB").informational
+    assert not parse_line('time=2024-06-18T13:23:19.008+02:00 level=ERROR source=sched.go:388 msg="x"').informational
+    assert not parse_line("WARNING 10-28 11:14:52 scheduler.py:1089] Sequence group 0 is preempted").informational
+    assert not parse_line("RuntimeError: CUDA error: out of memory").informational
 
 
 def test_free_memory_facts_and_computed_fix(scanner):

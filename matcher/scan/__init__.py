@@ -214,7 +214,7 @@ class _LineStream:
 
 # A line as the end of the input is read again: its number, message, the patterns its anchors
 # lead to, its process tag, and whether it was logged as an error.
-_LastLine = tuple[int, str, frozenset[tuple[int, int]], str | None, bool]
+_LastLine = tuple[int, str, frozenset[tuple[int, int]], Message]
 
 
 class RunScan:
@@ -354,7 +354,7 @@ class RunScan:
         if kinds.gate or native_frame:
             self.engines.note_paths(text)
         hits = self.lines.confirm(text, kinds.wanted)
-        self._last_candidate = (line_no, text, kinds.wanted, message.origin, message.error_level)
+        self._last_candidate = (line_no, text, kinds.wanted, message)
         joined = rejoined or self._rejoined(data, candidate, text, message, hits)
         if joined is not None:
             text, hits, continuation_lines = joined
@@ -611,10 +611,11 @@ class RunScan:
         last = self._last_line()
         if last is None:
             return
-        line_no, text, wanted, origin, error_level = last
-        error_sign = error_level or ERROR_WORDS.search(text) is not None
+        line_no, text, wanted, message = last
+        if message.informational:
+            return  # logged at info or debug level: its program called it information
         cut = self.lines.cut_in_anchor(text)
-        if self.event is None and not error_sign and (wanted or any(
+        if self.event is None and not (message.error_level or ERROR_WORDS.search(text)) and (wanted or any(
                 not isinstance(self.scanner.signatures[index], DIAGNOSING) for index, _ in cut)):
             # A line the catalog knows that shows no error is a run's information, cut: a wording's,
             # a fact's or a marker's anchor is in it, or it ends inside a fact's or a marker's.
@@ -632,7 +633,7 @@ class RunScan:
             if match is not None and _shows_enough(match, sig.patterns[pattern]) \
                     and not any(search(ex, text, sig) for ex in sig.exclude) and not cut_inside_exclusion(sig, text):
                 # One reading: where its context fails, a second wording would be a guess.
-                self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, origin, False, cut=True)
+                self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, message.origin, False, cut=True)
                 return
 
     def _cut_rank(self, index: int) -> tuple[bool, tuple[bool, int]]:
@@ -649,7 +650,7 @@ class RunScan:
         if not self._block_tail.strip() or len(self._block_tail) > FOLLOW_BYTES:
             return None  # (a line longer than a wrapped one is not read back: split.py's workers do not)
         message = parse_line(self._block_tail.decode("utf-8", "replace"))
-        return self.run.lines, message.text, frozenset(), message.origin, message.error_level
+        return self.run.lines, message.text, frozenset(), message
 
     def _problem(self, sig: ProblemSignature, hit: Hit, text: str, line_no: int, origin: str | None, joined: bool,
                  cut: bool = False) -> bool:
