@@ -68,6 +68,19 @@ def test_a_native_stack_before_an_error_speaks_for_it_unless_a_marker_follows():
     assert owned.in_force(5) == ("unknown", "unknown")
 
 
+def test_a_forward_pass_ends_a_load_in_a_program_but_not_in_a_serving_engine():
+    """After a weight-loading marker, a traceback through a model's forward pass is the
+    program's own work in a plain PyTorch program (the load is over); a serving engine runs its
+    model next to profile or warm up, so there the marker stays."""
+    tracker = _tracker()
+    tracker.enter("weight-loading", 1)
+    tracker.start_traceback()
+    tracker.add_frame(5, '  File "/env/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1747, in _call_impl')
+    assert tracker.in_force(7, "pytorch") == ("serving", "fallback")
+    assert tracker.in_force(7, None) == ("serving", "fallback")
+    assert tracker.in_force(7, "vllm") == ("weight-loading", "marker")
+
+
 def test_native_frame_lines_are_told_from_code_and_prose():
     frames = ["#3 llama_decode (ctx=0x0) at llama.cpp:123", "  9: candle_transformers::models::falcon::Falcon::load",
               "runtime.cgocall(0x564221a518d0, 0xc000047268)", "  current device: 0, in function ggml_cuda_cpy",

@@ -323,6 +323,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BW
+    # FSDP wrapping a model flattens each unit's parameters on the GPU: weight loading
+    ("pytorch/pytorch.cuda.oom-weight-loading--Lottotpk-graphRAG_multimodal-LaViC-fsdp-oom.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", None),
+    # the program prints the out-of-memory, then its traceback through a transformers model's
+    # forward: the model was computing, so 'Loading checkpoint shards' a hundred lines above is
+    # no longer the step
+    ("pytorch/pytorch.cuda.oom--sungwon-chae-arxiv_confi-etu_logging-train-oom.log", "pytorch.cuda.oom", "serving", None),
     # batch BT
     # AUTOMATIC1111's 'Stable diffusion model failed to load, exiting' after the out-of-memory
     # names the step that failed: the weights' move to a 2 GB GPU
@@ -1306,6 +1314,26 @@ def test_a_marker_after_the_error_still_replaces_a_fallback_phase():
     the forward pass ran in."""
     (report,) = scan(CORPUS / "tgi/cuda.kernel.fault--huggingface-text-generation-inference-2613.log")
     assert report["root_cause"] == "cuda.kernel.fault" and report["phase"] == "warmup"
+
+
+def test_a_forward_pass_after_the_weights_loaded_is_not_weight_loading():
+    """'Loading checkpoint shards' names weight loading; an out-of-memory under a model's
+    forward pass after it came while the loaded model computed (a training or inference step
+    of a program that names no step of its own)."""
+    log = ("Loading checkpoint shards: 100%|##########| 4/4 [00:05<00:00,  1.30s/it]\n"
+           "Traceback (most recent call last):\n"
+           '  File "/home/u/train.py", line 88, in <module>\n'
+           "    out = model(**batch)\n"
+           '  File "/usr/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1736, in _wrapped_call_impl\n'
+           "    return self._call_impl(*args, **kwargs)\n"
+           '  File "/usr/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py", line 1190, in forward\n'
+           "    outputs = self.model(\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of "
+           "23.65 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.61 GiB memory in use. "
+           "Of the allocated memory 21.90 GiB is allocated by PyTorch, and 252.40 MiB is reserved by PyTorch but "
+           "unallocated.\n")
+    (report,) = scan("-", stdin=log.encode())
+    assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", "serving")
 
 
 def test_docker_inspect_reads_the_oom_killed_flag_not_the_key():

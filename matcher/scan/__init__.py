@@ -551,7 +551,7 @@ class RunScan:
         if fixed:
             phase, source = fixed, "fixed"
         else:
-            phase, source = self.phases.in_force(line_no)
+            phase, source = self.phases.in_force(line_no, self.engines.engine)
         frames = [f for _, f in self.phases.recent_frames(line_no)]
         return Seen(line_no, text, phase, source, frames, origin, dict(self.run.facts))
 
@@ -741,7 +741,7 @@ class RunScan:
         event, self.event = self.event, None
         if event is None:
             return
-        event.settle_phase_from_frames()  # once its traceback is whole, not in a provisional look
+        event.settle_phase_from_frames(self.engines.engine)  # once its traceback is whole, not in a provisional look
         event.drop_unmet(self.run.facts)
         for sig, _ in (event.hits[sig_id] for sig_id in event.conditional):
             self._note_engine(sig)

@@ -21,6 +21,15 @@ MAX_ORIGINS = 256  # process tags looked at for the engine
 # The order in which a start-up passes through the phases, as the schema lists them.
 LIFECYCLE = ("device-check", "weight-loading", "memory-profiling", "kv-cache-allocation", "cudagraph-capture",
              "warmup", "serving")
+WEIGHT_LOADING = LIFECYCLE[1]
+
+
+def forward_ends_loading(engine: str | None) -> bool:
+    """Whether a model's forward pass in a traceback after a weight-loading marker says the load
+    is over and the program's own work runs: loading moves tensors and runs no model. A serving
+    engine runs its model next to profile memory, warm up or capture graphs, steps that its own
+    markers and frames name, so under one the marker stays."""
+    return engine is None or engine in ENGINE_AGNOSTIC
 
 
 def goes_back(phase: str | None, to: str) -> bool:
@@ -128,17 +137,19 @@ class PhaseTracker:
             return self.frames
         return []
 
-    def in_force(self, line_no: int) -> tuple[str, str]:
+    def in_force(self, line_no: int, engine: str | None = None) -> tuple[str, str]:
         """The phase at a line and where it comes from: the frames of the traceback it closes,
         the last marker, the traceback's fallback frames (which a marker after the error may
-        still replace), or nothing."""
+        still replace, and which decide over a weight-loading marker in a program of
+        ``engine``, see forward_ends_loading), or nothing."""
         recent = bool(self.recent_frames(line_no))
         if self.frame_phase and recent:
             return self.frame_phase, "frames"
         if self.native_phase and not self.native_explains_error and line_no - self.native_line <= FRAME_GAP \
                 and not (self.phases and self.phases[-1][1] > self.native_line):
             return self.native_phase, "frames"  # a native stack printed before the error it explains (Go's panic)
-        if self.phase:
+        if self.phase and not (self.phase == WEIGHT_LOADING and self.fallback_phase and recent
+                               and forward_ends_loading(engine)):
             return self.phase, "marker"
         if self.fallback_phase and recent:
             return self.fallback_phase, "fallback"

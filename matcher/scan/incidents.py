@@ -28,7 +28,7 @@ from typing import Any
 
 from ..catalog import Pattern, ProblemSignature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
-from .context import FRAME_GAP
+from .context import FRAME_GAP, WEIGHT_LOADING, forward_ends_loading
 from .lines import ERROR_WORDS, IPYTHON_SOURCE_LINES, NATIVE_FRAME, search
 from .symptoms import SymptomMatch, Symptoms, exception_line
 
@@ -143,20 +143,22 @@ class Event:
         if len(items) < MAX_EVENT_ITEMS:
             items.append(item)
 
-    def settle_phase_from_frames(self) -> None:
+    def settle_phase_from_frames(self, engine: str | None) -> None:
         """An error logged before its traceback (vLLM logs the error, then the traceback; a
         paste may put the exception first; ggml and Go print the native stack after the
         error): where nothing decided the phase of a line, the frames of the event's
-        traceback do."""
+        traceback do, and in a program of ``engine`` a model's forward pass also decides over
+        a weight-loading marker (see forward_ends_loading)."""
         mapped = self.frame_phase or self.native_phase
         if mapped is None and self.fallback_phase is None:
             return
         phase, source = (mapped, "frames") if mapped else (self.fallback_phase, "fallback")
+        over_loading = source == "fallback" and forward_ends_loading(engine)
         for _, incident in self.hits.values():
-            if incident.phase_source == "unknown":
+            if _frames_decide(incident.phase, incident.phase_source, over_loading):
                 incident.phase, incident.phase_source = phase, source
         for seen in (*(seen for _, seen in self.symptoms), *self.exceptions, *self.errors, *self.fatals):
-            if seen.phase_source == "unknown":
+            if _frames_decide(seen.phase, seen.phase_source, over_loading):
                 seen.phase, seen.phase_source = phase, source
 
     def phase_of_frames(self) -> tuple[str, str]:
@@ -301,6 +303,12 @@ class Resolver:
                              f"uncatalogued: a traceback cut before its exception line{named}{_shown_by(phase, source)}")
         incident.notes.append("The traceback ends before its exception line: find the error in the full log.")
         return incident
+
+
+def _frames_decide(phase: str, phase_source: str, over_loading: bool) -> bool:
+    """Whether the frames of a traceback logged after its error decide that error's phase:
+    where nothing did, and, with ``over_loading``, over a weight-loading marker."""
+    return phase_source == "unknown" or (over_loading and phase_source == "marker" and phase == WEIGHT_LOADING)
 
 
 def _shown_by(phase: str, source: str) -> str:
