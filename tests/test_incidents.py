@@ -323,6 +323,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch BY
+    # TorchInductor's codegen calls wrapper_code.generate() inside vLLM's profiling run: not a
+    # model generating
+    ("vllm/pytorch.cuda.oom--mobambas-Agentic-Healthcare-Maps-vllm-server.log", "pytorch.cuda.oom", "memory-profiling",
+     "vllm"),
+    # a program's own training() loop, no marker naming a step: the model was computing
+    ("pytorch/pytorch.cuda.oom--elbuho12Jesus-2d-gaussian-splatting-modificate-train_error-log.log", "pytorch.cuda.oom",
+     "serving", None),
     # batch BW
     # FSDP wrapping a model flattens each unit's parameters on the GPU: weight loading
     ("pytorch/pytorch.cuda.oom-weight-loading--Lottotpk-graphRAG_multimodal-LaViC-fsdp-oom.log",
