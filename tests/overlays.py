@@ -97,7 +97,8 @@ def real_number_line() -> tuple[Path, int]:
     """A real line with sizes in GiB from a healthy vLLM log: no built-in problem signature
     matches it, so a new signature on it is the root cause of its log."""
     for log in sorted((CORPUS / "healthy").glob("healthy-vllm--*.log")):
-        for number, line in enumerate(log.read_text(encoding="utf-8").splitlines(), 1):
+        # numbered as logkb numbers lines: by newline ('\r' in a progress bar ends no line)
+        for number, line in enumerate(log.read_bytes().decode("utf-8").split("\n"), 1):
             if re.search(r"\d+(?:\.\d+)? ?GiB", line):
                 return log, number
     raise AssertionError("the corpus has no healthy vLLM log with a GiB figure")

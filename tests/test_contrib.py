@@ -33,7 +33,7 @@ def test_contributor_loop_in_an_overlay(tmp_path: Path) -> None:
     assert doc["status"] == "experimental"
     regex = doc["match"]["patterns"][0]["regex"]
     lint(regex)
-    message = normalize(source.read_text(encoding="utf-8").splitlines()[line_no - 1])
+    message = normalize(source.read_bytes().decode("utf-8").split("\n")[line_no - 1])
     assert re.search(r"_gib>", regex) and re.compile(regex).search(message)
     assert yaml.safe_load(sidecar.read_text(encoding="utf-8"))["expect"] == {"root_cause": "vllm.test.budget-line",
                                                                             "line": line_no}

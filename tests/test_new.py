@@ -62,3 +62,17 @@ def test_new_refuses_a_line_without_an_anchor(tmp_path: Path) -> None:
     result = run("new", "--from-log", f"{log}:1", "--engine", "vllm", "--kb", tmp_path / "kb")
     assert result.exit_code == 2
     assert "cannot propose a regex" in result.output and not (tmp_path / "kb").exists()
+
+
+def test_new_numbers_lines_as_a_scan_reports_them(tmp_path: Path) -> None:
+    """A progress bar redraws itself with carriage returns inside one line: FILE:LINE, copied
+    from a scan's report, names the same line in `logkb new`."""
+    log = tmp_path / "cr.log"
+    log.write_bytes(b"Loading shards:  50%|#####     | 1/2\rLoading shards: 100%|##########| 2/2\n"
+                    b"RuntimeError: widget pool exhausted after 3 retries\n")
+    scanned = run("scan", "-f", "json", str(log))
+    assert '"line": 2' in scanned.output
+    result = run("new", "--from-log", f"{log}:2", "--engine", "vllm", "--kb", tmp_path / "kb")
+    assert result.exit_code == 0, result.output
+    regex = next((tmp_path / "kb" / "vllm").glob("*.yaml")).read_text(encoding="utf-8")
+    assert "widget pool exhausted" in regex

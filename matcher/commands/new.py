@@ -241,7 +241,10 @@ def command(location: str, engine: str | None, sig_id: str | None, kb_dir: str, 
         raise click.BadParameter(f"{log} is not a file", param_hint="--from-log")
     sidecar = sidecar_for(log)
     existing = (yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}) if sidecar.is_file() else {}
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    # numbered as a scan numbers them, by newline: a progress bar's carriage returns end no line
+    lines = log.read_bytes().decode("utf-8", errors="replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
     line_no = _pick_line(lines, wanted or (existing.get("expect") or {}).get("line"), log)
     original = normalize(lines[line_no - 1])
     message = redact(original, limit=None)  # neither the signature nor the terminal gets a secret or a prompt
