@@ -34,7 +34,9 @@ def _samples() -> Iterator[tuple[Path, dict[str, Any], list[str]]]:
             continue
         meta = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
         if isinstance(meta, dict):
-            yield log, meta, log.read_bytes().decode("utf-8", "surrogateescape").splitlines()
+            # numbered as logkb numbers them (and the sidecar's expect.line), by newline only
+            lines = log.read_bytes().decode("utf-8", "surrogateescape").split("\n")
+            yield log, meta, lines[:-1] if lines[-1] == "" else lines
 
 
 def quiet_logs() -> list[tuple[Path, list[str]]]:
