@@ -212,8 +212,8 @@ class _LineStream:
         return joined[:size]
 
 
-# A line as the end of the input is read again: its number, message, the patterns its anchors
-# lead to, its process tag, and whether it was logged as an error.
+# A line as the end of the input is read again: its number, message text, the patterns its
+# anchors lead to, and the line as parsed (its process tag and its level).
 _LastLine = tuple[int, str, frozenset[tuple[int, int]], Message]
 
 
