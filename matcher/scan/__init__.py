@@ -42,7 +42,7 @@ from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
 from .lines import (DIAGNOSING, ERROR_WORDS, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
-                    MIN_CUT_ANCHOR, Hit, LineMatcher, cut_inside_exclusion, is_ipython_frame, partial_match, search)
+                    MIN_CUT_ANCHOR, Hit, LineMatcher, excluded_if_cut, is_ipython_frame, partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -630,8 +630,7 @@ class RunScan:
             if not isinstance(sig, ProblemSignature) or _vetoed(sig, set()):
                 continue
             match = partial_match(sig.patterns[pattern], text)
-            if match is not None and _shows_enough(match, sig.patterns[pattern]) \
-                    and not any(search(ex, text, sig) for ex in sig.exclude) and not cut_inside_exclusion(sig, text):
+            if match is not None and _shows_enough(match, sig.patterns[pattern]) and not excluded_if_cut(sig, text):
                 # One reading: where its context fails, a second wording would be a guess.
                 self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, message.origin, False, cut=True)
                 return

@@ -380,18 +380,18 @@ def partial_match(pattern: Pattern, text: str) -> Any:
     return None if probe is not None and probe.partial else match
 
 
-def cut_inside_exclusion(sig: ProblemSignature, text: str) -> bool:
-    """Whether ``text`` ends in the middle of one of ``sig``'s exclusions (at least
-    MIN_CUT_ANCHOR characters of it shown): the cut may have hidden what rules the wording out
-    ('buffer of size ' before a size no machine has)."""
+def excluded_if_cut(sig: ProblemSignature, text: str) -> bool:
+    """Whether one of ``sig``'s exclusions rules out a line cut short: it matches the text, or
+    the text ends in the middle of it (at least MIN_CUT_ANCHOR characters shown), where the cut
+    may have hidden what rules the wording out ('buffer of size ' before a size no machine
+    has). One partial search per exclusion finds both, under the overlay time budget."""
     import regex
 
-    tail = text[-CUT_TAIL:]
     for exclusion in sig.exclude:
         try:
-            match = regex.compile(exclusion.source).search(tail, partial=True, timeout=REGEX_TIMEOUT)
+            match = regex.compile(exclusion.source).search(text, partial=True, timeout=REGEX_TIMEOUT)
         except TimeoutError:
             return True
-        if match is not None and match.partial and match.end() - match.start() >= MIN_CUT_ANCHOR:
+        if match is not None and (not match.partial or match.end() - match.start() >= MIN_CUT_ANCHOR):
             return True
     return False
