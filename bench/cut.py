@@ -26,6 +26,7 @@ import argparse
 import sys
 
 from corpus_failures import CORPUS, Failure, failures, quiet_logs
+from first_seen import memory_diagnoses  # counted as the first-seen rows count them
 
 from matcher.api import diagnose_lines, scanner
 from matcher.catalog import ProblemSignature
@@ -45,15 +46,6 @@ def cut_inside(sample: Failure, fraction: float) -> list[str]:
 
 def cut_before(sample: Failure) -> list[str]:
     return [text + "\n" for text in sample.lines[:sample.line - 1]]
-
-
-MEMORY_TAGS = {"gpu-memory", "host-memory"}
-
-
-def memory_diagnoses(report: dict) -> list[str]:
-    """Memory diagnoses at warning or error, wrappers aside (as bench/first_seen.py counts them)."""
-    return [f["id"] for f in report["findings"] if f["id"] != "uncatalogued" and f["severity"] in ("error", "warning")
-            and f["role"] != "wrapper" and MEMORY_TAGS & set(f.get("tags", []))]
 
 
 def quiet_cut_points(line: str, literals: list[tuple[str, bool]]) -> list[int]:

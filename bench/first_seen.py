@@ -39,9 +39,22 @@ NOT_A_DIAGNOSIS = {None, "uncatalogued"}
 MEMORY_TAGS = {"gpu-memory", "host-memory"}  # a report without tags (an older logkb) counts every finding
 
 
+def memory_diagnoses(report: dict, count_wrappers: bool = False) -> list[str]:
+    """The memory diagnoses a file's JSON report makes at warning or error (after the findings
+    that explain others are weighed, as the exit code weighs them), wrappers aside unless
+    ``count_wrappers``."""
+    from matcher.diagnose import exit_severities
+
+    severity = exit_severities({f["id"]: f["severity"] for f in report["findings"]},
+                               {f["id"]: f["explained_by"] for f in report["findings"] if f.get("explained_by")})
+    return [f["id"] for f in report["findings"]
+            if f["id"] not in NOT_A_DIAGNOSIS and severity[f["id"]] in ("error", "warning")
+            and (count_wrappers or f["role"] != "wrapper")
+            and (f["role"] == "wrapper" or MEMORY_TAGS & set(f.get("tags", MEMORY_TAGS)))]
+
+
 def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool = False) -> dict[str, int]:
     from matcher.catalog import load_catalog
-    from matcher.diagnose import exit_severities
 
     renamed = load_catalog().renamed  # old id -> current id (related: renamed)
     counts = dict(logs=0, failures=0, right=0, phased=0, phase_right=0, quiet_logs=0, loud=0, shown=0, shown_right=0)
@@ -79,12 +92,7 @@ def score(logkb: str, folders: list[Path], details: bool, count_wrappers: bool =
                       f"found {found} ({phase}), expected {wanted} ({expect.get('phase')})", file=sys.stderr)
         else:
             counts["quiet_logs"] += 1
-            severity = exit_severities({f["id"]: f["severity"] for f in report["findings"]},
-                                       {f["id"]: f["explained_by"] for f in report["findings"] if f.get("explained_by")})
-            loud = [f["id"] for f in report["findings"]
-                    if f["id"] not in NOT_A_DIAGNOSIS and severity[f["id"]] in ("error", "warning")
-                    and (count_wrappers or f["role"] != "wrapper")
-                    and (f["role"] == "wrapper" or MEMORY_TAGS & set(f.get("tags", MEMORY_TAGS)))]
+            loud = memory_diagnoses(report, count_wrappers)
             counts["loud"] += bool(loud)
             if details:
                 print(f"{'LOUD' if loud else 'ok  '} {log.name}: {loud or found}", file=sys.stderr)
