@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any, BinaryIO
 
 from .budget import BudgetError
-from .read import InputError, open_input
+from .read import InputError, holds_file_bytes, open_input
 from .report import FileReport, build_report, file_dict
 from . import pipeline
 from .findings import Run
@@ -41,7 +41,7 @@ def scan_path(engine: Scanner, path: str, redact: bool = True, jobs: int = 1, na
     stream = None
     try:
         stream = open_input(path, name)
-        workers = _workers(engine, path, jobs)
+        workers = _workers(engine, path, jobs) if holds_file_bytes(stream) else 1
         if workers > 1:
             return build_report(engine.run_split(path, name, workers), redact)
         return build_report(engine.run(wrap(stream) if wrap else stream, name), redact)

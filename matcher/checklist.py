@@ -66,9 +66,9 @@ def build(finding: Finding, run_facts: dict[str, Any], foreign: frozenset[str] =
     facts = finding.all_facts(run_facts, foreign)
     shared = _compute(sig, "values", sig.values, facts)
     scope = {**facts, **{v.name: v.value for v in shared}}
-    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.checks)]
-    statuses = {check.id: check.status for check in checks}
     situation = Situation.of(finding.phase, facts)
+    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.checks) if fits(item.applies_to, situation)]
+    statuses = {check.id: check.status for check in checks}
     ranked = []
     for i, item in enumerate(sig.fixes):
         if not fits(item.applies_to, situation):
@@ -132,13 +132,14 @@ _CHECK_STATES = {
 def _holds(sig: ProblemSignature, key: str, condition: str | None, reference: tuple[str, str] | None,
            scope: dict[str, Any], statuses: dict[str, str]) -> bool | None:
     """A fix's ``when`` or ``leads_when``: a check in a state, an expression at ``key``, or
-    both (None: the log cannot tell; no condition holds)."""
+    both (None: the log cannot tell; no condition holds). A check left out of the checklist
+    (its ``applies_to`` excludes this log) decides nothing here, so a condition on it fails."""
     if condition is None:
         return True
     verdicts = [_decide(sig, key, scope)] if key in sig.expressions else []
     if reference is not None:
         check, state = reference
-        verdicts.append(_CHECK_STATES[state][statuses[check]])
+        verdicts.append(_CHECK_STATES[state][statuses[check]] if check in statuses else False)
     if False in verdicts:
         return False
     return None if None in verdicts else True

@@ -128,6 +128,8 @@ def parse_line(line: str) -> Message:
     stripped = line.lstrip()
     if stripped.startswith("{") and stripped.endswith("}"):
         line = _json_message(stripped, depth=0) or line
+        if "\x1b" in line:  # the colours a container's program printed, kept in its JSON record
+            line = _ANSI.sub("", line)
     if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters
         line = line[:-2]
     if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"

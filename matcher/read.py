@@ -2,11 +2,14 @@
 
 Chunks are what the scanning engine searches; each knows the number of its first line, so
 line numbers stay exact without splitting the input into lines in Python. A line longer
-than ``MAX_LINE`` is handed on in pieces that share its line number.
+than ``MAX_LINE`` is handed on in pieces that share its line number. A log that starts with a
+UTF-16 byte-order mark is searched as UTF-8 (what it says is unchanged; a pipe still passes
+its own bytes on).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -18,6 +21,7 @@ MAX_LINE = 1 << 20
 _PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = 1031
 GZIP_MAGIC = b"\x1f\x8b"
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 class InputError(Exception):
@@ -58,11 +62,22 @@ def open_input(path: str, name: str | None = None) -> BinaryIO:
 
 
 def _starts_gzip(stream: BinaryIO) -> bool:
-    """Whether a buffered stream's next bytes are the gzip magic, without consuming them. A
-    terminal is never asked: its end of input (Ctrl-D) is an event that a peek would use up."""
+    return _starts_with(stream, GZIP_MAGIC)
+
+
+def holds_file_bytes(stream: BinaryIO) -> bool:
+    """Whether a stream from ``open_input`` is searched as the file's own bytes, so that
+    offsets into the file address what is searched (a file is split among workers only then):
+    not a .gz file, not a UTF-16 log."""
+    return not isinstance(stream, _Gunzip) and not _starts_with(stream, *UTF16_BOMS)
+
+
+def _starts_with(stream: BinaryIO, *prefixes: bytes) -> bool:
+    """Whether a buffered stream's next bytes are one of ``prefixes``, without consuming them.
+    A terminal is never asked: its end of input (Ctrl-D) is an event that a peek would use up."""
     peek = getattr(stream, "peek", None)
     try:
-        return peek is not None and not stream.isatty() and peek(2)[:2] == GZIP_MAGIC
+        return peek is not None and not stream.isatty() and peek(2)[:2] in prefixes
     except (OSError, ValueError):
         return False
 
@@ -135,14 +150,16 @@ def read_chunks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Iterator
         raise exc.at_line(line) from None
 
 
-def read_blocks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE) -> Iterator[bytes]:
+def read_blocks(stream: BinaryIO, name: str, size: int = CHUNK_SIZE, whole: bool = True) -> Iterator[bytes]:
     """Newline-aligned blocks, without counting lines (the scanner counts them once, as it
     goes). The last block may lack a final newline; a line longer than ``MAX_LINE`` comes in
-    pieces. Reads go into one reused buffer: memory stays flat whatever the input size."""
+    pieces. Reads go into one reused buffer: memory stays flat whatever the input size.
+    ``whole``: the stream is a whole input, whose first bytes may say it is UTF-16 (a worker's
+    region of a file is not)."""
     carry_limit = max(size, MAX_LINE)
     buffer = bytearray(size + carry_limit)
     view = memoryview(buffer)
-    fill = _filler(stream)
+    fill = _filler(stream, whole)
     filled = 0  # bytes of an unfinished line kept at the start of the buffer
     while True:
         try:
@@ -179,18 +196,68 @@ def _corrupt_data() -> tuple[type[Exception], ...]:
     return EOFError, gzip.BadGzipFile, zlib.error
 
 
-def _filler(stream: BinaryIO) -> Callable[[memoryview], int]:
-    """``readinto`` where the stream has it; live sources (matcher/pipe.py) only ``read``."""
+def _filler(stream: BinaryIO, whole: bool) -> Callable[[memoryview], int]:
+    """``readinto`` where the stream has it (live sources, matcher/pipe.py, only ``read``),
+    behind the first bytes' check for UTF-16 where the stream is a whole input."""
     readinto = getattr(stream, "readinto", None)
     if readinto is not None:
-        return lambda target: readinto(target) or 0
+        def fill(target: memoryview) -> int:
+            return readinto(target) or 0
+    else:
+        def fill(target: memoryview) -> int:
+            data = stream.read(len(target))
+            target[: len(data)] = data
+            return len(data)
 
-    def fill(target: memoryview) -> int:
-        data = stream.read(len(target))
-        target[: len(data)] = data
-        return len(data)
+    return _Utf16(fill) if whole else fill
 
-    return fill
+
+class _Utf16:
+    """A filler that hands on UTF-16 as UTF-8. Windows PowerShell writes UTF-16 with a
+    byte-order mark when output is redirected with '>' or Out-File; decoded, its lines and
+    their numbers stay what they were, and bytes that do not decode become U+FFFD, as in the
+    rest of the scan. The first bytes decide; any other input is handed on untouched."""
+
+    def __init__(self, fill: Callable[[memoryview], int]) -> None:
+        self._fill = fill
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._pending = bytearray()  # decoded bytes, or the first bytes of another input
+        self._started = self._ended = False
+
+    def __call__(self, target: memoryview) -> int:
+        if not self._started:
+            self._start(len(target))
+        if self._decoder is not None:
+            self._decode(self._decoder, len(target))
+        elif not self._pending:
+            return 0 if self._ended else self._fill(target)
+        count = min(len(target), len(self._pending))
+        target[:count] = self._pending[:count]
+        del self._pending[:count]
+        return count
+
+    def _start(self, size: int) -> None:
+        self._started = True
+        head = bytearray(max(size, len(codecs.BOM_UTF16_LE)))
+        got = 0
+        while got < len(codecs.BOM_UTF16_LE):
+            count = self._fill(memoryview(head)[got:])
+            if not count:  # the end, never asked for again: a terminal's Ctrl-D is an event read once
+                self._ended = True
+                break
+            got += count
+        if bytes(head[:2]) in UTF16_BOMS:
+            self._decoder = codecs.getincrementaldecoder("utf-16")("replace")
+            self._pending += self._decoder.decode(bytes(head[:got]), final=self._ended).encode("utf-8")
+        else:
+            self._pending += head[:got]
+
+    def _decode(self, decoder: codecs.IncrementalDecoder, size: int) -> None:
+        raw = bytearray(size)
+        while len(self._pending) < size and not self._ended:
+            count = self._fill(memoryview(raw))
+            self._ended = not count
+            self._pending += decoder.decode(bytes(raw[:count]), final=self._ended).encode("utf-8")
 
 
 def is_directory(path: str) -> bool:

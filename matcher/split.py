@@ -201,7 +201,7 @@ def search_segment(path: str, start: int, end: int, prefilter: Prefilter | None 
         region = _Region(handle, start, end)
         tail = _read_line_before(handle, region.start)  # the line before the block being read
         try:
-            for block in read_blocks(region, path):
+            for block in read_blocks(region, path, whole=False):
                 line, position = segment.newlines, 0
                 block_end = region.start + segment.size + len(block)
                 for candidate in prefilter.candidates(block):

@@ -410,25 +410,33 @@ def test_sglang_retraction_is_back_pressure_a_warning_that_passes_ci() -> None:
 # Labels and flags that only one serving engine has: a fix printed for another engine's log
 # must not carry them.
 ENGINE_MARKS = {
-    "vllm": re.compile(r"\bvLLM:|--gpu-memory-utilization\b|--max-num-seqs\b|--enforce-eager\b|--swap-space\b"),
-    "sglang": re.compile(r"\bSGLang:|--mem-fraction-static\b|--max-running-requests\b"),
-    "tgi": re.compile(r"\bTGI:|--max-batch-prefill-tokens\b|--cuda-memory-fraction\b|--num-shard\b|max_new_tokens"),
+    "vllm": re.compile(r"\bvLLM( V0)?:|--gpu-memory-utilization\b|--max-num-seqs\b|--enforce-eager\b|--swap-space\b"
+                       r"|--max-model-len\b"),
+    "sglang": re.compile(r"\bSGLang:|--mem-fraction-static\b|--max-running-requests\b|--context-length\b"),
+    "tgi": re.compile(r"\bTGI:|--max-batch-prefill-tokens\b|--cuda-memory-fraction\b|--num-shard\b|max_new_tokens"
+                      r"|--max-total-tokens\b"),
 }
 # TGI's vLLM backend runs vLLM inside TGI: that fix says which of vLLM's settings TGI passes on.
 INNER_ENGINE_FIXES = {("tgi", "tgi-vllm-backend")}
 
 
-def test_no_fix_over_the_whole_corpus_names_another_engines_knobs() -> None:
-    """Over every corpus log whose engine logkb names, no printed fix carries a label or flag
-    that only another serving engine has."""
+def _printed(finding: dict) -> list[tuple[str, str]]:
+    """(id, text) of every fix and check a finding prints, in the words the reader sees."""
+    return ([(fix["id"], f"{fix['title']} {fix['change']}") for fix in finding["fixes"]]
+            + [(check["id"], f"{check['title']} {check.get('detail') or ''}") for check in finding["checks"]])
+
+
+def test_no_fix_or_check_over_the_whole_corpus_names_another_engines_knobs() -> None:
+    """Over every corpus log whose engine logkb names, no printed fix or check carries a label
+    or flag that only another serving engine has."""
     files = json.loads(run("scan", "-f", "json", "--fail-on", "never", CORPUS))["files"]
     engines = {f.get("engine") for f in files}
     assert {"vllm", "tgi", "sglang", "llamacpp", "ollama", "pytorch"} <= engines
-    wrong = [(f["path"], finding["id"], fix["id"], other)
-             for f in files for finding in f["findings"] for fix in finding["fixes"]
+    wrong = [(f["path"], finding["id"], item, other)
+             for f in files for finding in f["findings"] for item, text in _printed(finding)
              for other, marks in ENGINE_MARKS.items()
-             if f.get("engine") and other != f["engine"] and (f["engine"], fix["id"]) not in INNER_ENGINE_FIXES
-             and marks.search(fix["change"])]
+             if f.get("engine") and other != f["engine"] and (f["engine"], item) not in INNER_ENGINE_FIXES
+             and marks.search(text)]
     assert wrong == []  # (a log whose engine logkb cannot tell gets fixes that say so: see the test above)
 
 
@@ -763,3 +771,31 @@ def test_stable_diffusion_cpp_gets_its_own_knobs_not_llamacpps(log) -> None:
     assert fixes[0]["id"] == "sdcpp-weights-off-the-gpu" and "--offload-to-cpu" in fixes[0]["change"]
     assert not {"fewer-gpu-layers", "let-llamacpp-fit", "smaller-context", "quantize-kv-cache", "smaller-ubatch",
                 "moe-experts-to-cpu", "single-pipeline-copy", "vulkan-buffer-limit"} & {f["id"] for f in fixes}
+
+
+def test_a_request_over_the_context_gets_only_its_own_engines_settings():
+    """llama-server's refusal names -c and --context-shift, and neither vLLM's V0 batch check
+    nor another engine's flag; Ollama's embedding refusal is not told to ask for fewer output
+    tokens (an embedding has none); a vLLM log keeps its V0 check."""
+    llamacpp = report(CORPUS / "llamacpp/request.context-length-exceeded--harrier77-nim_llamaserver_chatbot-llama_server.log")
+    (finding,) = [f for f in llamacpp["findings"] if f["id"] == "request.context-length-exceeded"]
+    assert "v0-batched-limit" not in [c["id"] for c in finding["checks"]]
+    changes = {fix["id"]: fix["change"] for fix in finding["fixes"]}
+    assert "v0-raise-batched-tokens" not in changes
+    assert "--context-shift" in changes["shorten-input"] and "-c (shared by the -np slots)" in changes["raise-server-limit"]
+    assert not re.search(r"vLLM|SGLang|TGI|--max-model-len|--context-length", " ".join(changes.values()))
+    ollama = CORPUS / "ollama/request.context-length-exceeded--CryZenXs-Projeto_Angela_6.0-ollama-server-log.log"
+    assert fixes(ollama)[0] == "shorten-input" and "cap-output-llamacpp" not in fixes(ollama)
+    assert "num_ctx" in report(ollama)["findings"][0]["fixes"][1]["change"]
+    vllm = report(CORPUS / "vllm/request.context-length-exceeded--kolyangg-mlops-assignment-logs-vllm-log.log")
+    assert "v0-batched-limit" in [c["id"] for c in vllm["findings"][0]["checks"]]
+
+
+def test_vllms_utilization_check_is_left_out_of_a_plain_pytorch_weight_loading_report():
+    """The check of --gpu-memory-utilization belongs to vLLM's logs: a plain PyTorch program
+    that ran out of memory loading weights has no such setting, so the check is not printed."""
+    plain = report(CORPUS / "pytorch/pytorch.cuda.oom-weight-loading--ntdinh05-wav2vec2_cpp-notes-april7_trainlog.log")
+    assert plain["engine"] != "vllm"
+    assert "engine-budget-direction" not in [c["id"] for f in plain["findings"] for c in f["checks"]]
+    vllm = report(CORPUS / "vllm/pytorch.cuda.oom-weight-loading--baodangtrandev-RAG--vllm_output-log.log")
+    assert "engine-budget-direction" in [c["id"] for c in vllm["findings"][0]["checks"]]

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logtext import as_read
 from matcher.cli import main
 from matcher.prefilter import Anchor, PythonPrefilter, make_prefilter, prefiltered
 from matcher.read import MAX_LINE, read_blocks, read_chunks
@@ -104,7 +105,7 @@ def test_blocks_keep_every_byte_and_end_at_line_ends(lines: list[bytes], final_n
 
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
     blocks = list(read_blocks(io.BytesIO(data), "x", size))
-    assert b"".join(blocks) == data
+    assert b"".join(blocks) == as_read(data)
     assert all(block.endswith(b"\n") or len(block) >= MAX_LINE for block in blocks[:-1])
     chunks = list(read_chunks(io.BytesIO(data), "x", size))
     assert [c.first_line for c in chunks] == [1 + sum(b.count(b"\n") for b in blocks[:i]) for i in range(len(blocks))]

@@ -15,6 +15,7 @@ import re2
 import yaml
 from click.testing import CliRunner
 
+from logtext import log_lines
 from matcher.catalog import FactEntry
 from matcher.cli import main
 from matcher.export import SERVING_ENGINES, logsource, rule_id, to_ere, to_lucene
@@ -34,7 +35,7 @@ def run(*args: str) -> str:
 def corpus_lines() -> list[str]:
     lines: list[str] = []
     for path in sorted(CORPUS.rglob("*.log")):
-        lines += path.read_bytes().decode("utf-8", "replace").splitlines()
+        lines += log_lines(path, errors="replace")
     return lines
 
 
@@ -189,7 +190,7 @@ def test_free_memory_logql_query_matches_the_corpus_lines_under_re2(sigma, expor
     logs = sorted(CORPUS.glob(f"vllm/{FREE_MEMORY}--*.log"))
     assert logs
     for log in logs:
-        raw = log.read_bytes().decode("utf-8", "replace").splitlines()
+        raw = log_lines(log, errors="replace")
         meta = yaml.safe_load(log.with_suffix(".yaml").read_text(encoding="utf-8"))
         matched = {n for n, text in enumerate(raw, 1) if compiled.search(text)}
         by_logkb = {n for n, text in enumerate(raw, 1) if any(p.compiled.search(text) for p in problems[FREE_MEMORY].patterns)}
@@ -269,7 +270,7 @@ def test_patterns_export_selects_with_grep_what_logkb_selects(catalog, lines, tm
         text.write_text("\n".join(own) + "\n", encoding="utf-8")
         done = subprocess.run(["grep", "-nE", "-e", ere, str(text)], capture_output=True, env=env, check=False)
         assert done.returncode in (0, 1), done.stderr
-        got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.splitlines()]
+        got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.split(b"\n")[:-1]]  # lines may hold carriage returns
         want = [n for n, line in enumerate(own) if pattern.compiled.search(line)]
         return None if got == want else ere
 
@@ -292,7 +293,7 @@ def test_ripgrep_reads_the_patterns_export_and_selects_what_logkb_selects(catalo
     done = subprocess.run(["rg", "-n", "--no-heading", "--no-unicode", "-f", str(patterns), str(text)],
                           capture_output=True, check=False)
     assert done.returncode in (0, 1), done.stderr[-2000:]
-    got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.splitlines()]
+    got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.split(b"\n")[:-1]]
     compiled = [p.compiled for sig in catalog.signatures.values() for p in sig.patterns]
     assert got == [n for n, line in enumerate(lines) if any(c.search(line) for c in compiled)]
 

@@ -4,8 +4,10 @@ Each machine-readable format is checked against the JSON report of the same scan
 expectations come from the diagnosis itself, not from copied numbers.
 """
 
+import codecs
 import gzip
 import json
+import subprocess
 import re
 import shutil
 import sys
@@ -111,6 +113,21 @@ def test_gzip_and_stdin_give_the_same_diagnosis_as_the_plain_file(tmp_path):
     for other in (from_gzip, from_stdin):
         assert other["findings"] == plain["findings"]
         assert other["root_cause"] == plain["root_cause"] is not None
+
+
+@pytest.mark.parametrize(("encoding", "bom"), [("utf-16-le", codecs.BOM_UTF16_LE), ("utf-16-be", codecs.BOM_UTF16_BE)])
+def test_a_utf16_log_gives_the_same_diagnosis_from_a_file_and_from_stdin(tmp_path, encoding, bom):
+    """Windows PowerShell's '>' writes UTF-16 with a byte-order mark: such a log is read as
+    its text, with the same lines, whether named or piped."""
+    wide = tmp_path / "failing.log"
+    wide.write_bytes(bom + FAILING.read_text(encoding="utf-8").encode(encoding))
+    plain, = json_files(FAILING)
+    from_file, = json_files(wide, extra=("--jobs", "4"))
+    assert from_file["findings"] == plain["findings"] and plain["root_cause"] is not None
+    piped = subprocess.run([sys.executable, "-m", "matcher", "scan", "-f", "json", "-"], input=wide.read_bytes(),
+                           capture_output=True, check=False)
+    from_stdin, = json.loads(piped.stdout)["files"]
+    assert from_stdin["findings"] == plain["findings"]
 
 
 # -- exit codes, output, colour ---------------------------------------------------------------

@@ -323,6 +323,22 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batches CA and CB
+    # llama-server's own 'request (N tokens) exceeds the available context size (M tokens)'
+    ("llamacpp/request.context-length-exceeded--harrier77-nim_llamaserver_chatbot-llama_server.log",
+     "request.context-length-exceeded", "request-validation", "llamacpp"),
+    # Ollama refusing an embedding input longer than the model's context
+    ("ollama/request.context-length-exceeded--CryZenXs-Projeto_Angela_6.0-ollama-server-log.log",
+     "request.context-length-exceeded", "request-validation", "ollama"),
+    # PyTorch's NVML assertion in place of its out-of-memory message, while vLLM builds the layers
+    ("vllm/pytorch.cuda.oom-weight-loading--baodangtrandev-RAG--vllm_output-log.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", "vllm"),
+    # a UTF-16 log (what PowerShell's '>' writes)
+    ("vllm/vllm.kv-cache.no-available-memory--Kartikeya2046-Invoice-Processor_VLM-vllm_log-txt.log",
+     "vllm.kv-cache.no-available-memory", "kv-cache-allocation", "vllm"),
+    # LM Studio's server starting a chat completion: the crash after it is serving
+    ("llamacpp/llamacpp.gpu.alloc-failed--Nemeca99-AIOS-cursor_issues_with_pytest.log", "llamacpp.gpu.alloc-failed",
+     "serving", "llamacpp"),
     # batch BY
     # TorchInductor's codegen calls wrapper_code.generate() inside vLLM's profiling run: not a
     # model generating

@@ -51,6 +51,18 @@ def test_split_scan_equals_one_process(tmp_path: Path, picks: list[int], cut_lin
     assert split == whole  # every field of the run: lines, facts, phases, findings
 
 
+def test_a_segment_that_starts_like_utf16_is_read_as_the_files_bytes(tmp_path: Path) -> None:
+    """Only a whole input's first bytes say it is UTF-16: a worker whose segment starts at a
+    line that opens with the same two bytes reads the file's bytes, as one process does."""
+    prefix = (CORPUS / "vllm/vllm.startup.free-memory-below-utilization--vllm-project-vllm-25837.log").read_bytes()
+    log = tmp_path / "split.log"
+    log.write_bytes(prefix + b"\xff\xfe a line of binary noise\n" + prefix)
+    engine = scanner()
+    with log.open("rb") as stream:
+        whole = engine.run(stream, "x")
+    assert engine.run_split(str(log), "x", jobs=2, segment_size=len(prefix)) == whole
+
+
 @pytest.mark.parametrize("segment_size", [64, 150, 333, 1000, 4096])
 def test_split_scan_reads_a_wrapped_message_back_across_segments(tmp_path: Path, segment_size: int) -> None:
     """Real logs wrapped at 80 columns, where the wrap cut an anchor in two: the line that

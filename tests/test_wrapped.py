@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from logtext import log_lines
 from matcher.api import diagnose_lines, diagnose_path
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -34,8 +35,7 @@ def test_the_wrapping_escapes_what_the_anchors_hold() -> None:
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: p.relative_to(CORPUS).as_posix())
 def test_a_log_wrapped_as_docker_json_is_diagnosed_like_the_raw_log(log: Path) -> None:
-    lines = log.read_bytes().decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    wrapped = diagnose_lines([docker_json_file(line) for line in lines], name=str(log))
+    wrapped = diagnose_lines([docker_json_file(line) for line in log_lines(log, keepends=True)], name=str(log))
     assert outcome(wrapped) == outcome(diagnose_path(str(log)))
 
 

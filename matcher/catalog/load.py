@@ -341,19 +341,23 @@ def _values(sources: dict[str, str]) -> tuple[Value, ...]:
     return tuple(Value(name, source) for name, source in sources.items())
 
 
+def _applicability(item: dict[str, Any]) -> Applicability:
+    applies_to = item.get("applies_to") or {}
+    return Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in", "not_engines")))
+
+
 def _check(item: dict[str, Any]) -> Check:
     return Check(item["id"], item["title"], item["look"], item.get("command"), item.get("fails_when"),
-                 item.get("pass"), item.get("fail"))
+                 item.get("pass"), item.get("fail"), _applicability(item))
 
 
 def _fix(item: dict[str, Any]) -> Fix:
     fallback = item.get("change_fallback") or ()
-    applies_to = item.get("applies_to") or {}
     return Fix(
         id=item["id"], title=item["title"], change=item["change"], tradeoff=item["tradeoff"],
         change_fallback=(fallback,) if isinstance(fallback, str) else tuple(fallback),
         when=item.get("when"), leads_when=item.get("leads_when"),
-        applies_to=Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in", "not_engines"))),
+        applies_to=_applicability(item),
         values=_values(item.get("values", {})), verify=item.get("verify"),
     )
 

@@ -161,6 +161,17 @@ class Value(_Record):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Applicability(_Record):
+    """``applies_to`` of a fix or a check; an empty tuple means it does not restrict that aspect."""
+
+    phases: tuple[str, ...] = ()
+    engines: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
+    leads_in: tuple[str, ...] = ()
+    not_engines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Check(_Record):
     """A check of ``checks:``: what to look at, and the condition that makes it fail."""
 
@@ -171,6 +182,7 @@ class Check(_Record):
     fails_when: str | None = None  # expression over facts: true = the check points at a problem
     when_passed: str | None = None  # ``pass:``, shown when it passes
     when_failed: str | None = None  # ``fail:``, shown when it fails
+    applies_to: Applicability = Applicability()  # only its phases, engines and devices count
 
     def detail(self, status: str) -> str | None:
         """The text for a status of the checklist (``pass`` or ``fail``)."""
@@ -194,17 +206,6 @@ def condition_expression(when: str) -> str | None:
     None for a check reference alone."""
     match = CHECK_REFERENCE.fullmatch(when.strip())
     return when if match is None else match.group("rest")
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Applicability(_Record):
-    """``applies_to`` of a fix; an empty tuple means the fix does not restrict that aspect."""
-
-    phases: tuple[str, ...] = ()
-    engines: tuple[str, ...] = ()
-    devices: tuple[str, ...] = ()
-    leads_in: tuple[str, ...] = ()
-    not_engines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..catalog import Catalog, Check, Fix, FrameMap, PhaseMarker, ProblemSignature, Signature, condition_expression
+from ..catalog import Applicability, Catalog, Check, Fix, FrameMap, PhaseMarker, ProblemSignature, Signature, condition_expression
 from ..output import echo
 from ..redact import redact
 from .common import EXIT_CLEAN, EXIT_ERROR, catalog_option, load
@@ -80,7 +80,16 @@ def _check(check: Check) -> Item:
         lines.append(("$", check.command))
     if check.fails_when is not None:
         lines.append(("fails when", check.fails_when))
+    lines.extend(_scope(check.applies_to))
     return Item(check.title, lines)
+
+
+def _scope(applies_to: Applicability) -> list[tuple[str, str]]:
+    """The lines that say where a check or fix is shown, and where a fix comes first."""
+    return [(label, ", ".join(names)) for names, label in (
+        (applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
+        (applies_to.not_engines, "not for engines"), (applies_to.devices, "only on devices"),
+        (applies_to.leads_in, "first in phases")) if names]
 
 
 _CHECK_VERBS = {"failed": "fails", "passed": "passes", "unknown": "cannot tell"}
@@ -95,12 +104,7 @@ def _fix(fix: Fix) -> Item:
             rest = condition_expression(condition)
             lines.append((label, condition if reference is None else
                           f"the check '{reference[0]}' {_CHECK_VERBS[reference[1]]}" + (f" and {rest}" if rest else "")))
-    applies_to = fix.applies_to
-    for names, label in ((applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
-                         (applies_to.not_engines, "not for engines"),
-                         (applies_to.devices, "only on devices"), (applies_to.leads_in, "first in phases")):
-        if names:
-            lines.append((label, ", ".join(names)))
+    lines.extend(_scope(fix.applies_to))
     lines.append(("trade-off", fix.tradeoff))
     if fix.verify is not None:
         lines.append(("verify", fix.verify))
