@@ -323,6 +323,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CD
+    # PyTorch/XLA's TPU compiler out of HBM, raised without JAX's RESOURCE_EXHAUSTED status
+    ("pytorch/cuda.runtime.out-of-memory--Chrisytz-verl-verl_no_vllm_full_seqlen.log", "cuda.runtime.out-of-memory",
+     "serving", None),
     # batches CA and CB
     # llama-server's own 'request (N tokens) exceeds the available context size (M tokens)'
     ("llamacpp/request.context-length-exceeded--harrier77-nim_llamaserver_chatbot-llama_server.log",
