@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO
 
 CHUNK_SIZE = 1 << 19  # 512 KiB: in the measured sweet spot (256 KiB-1 MiB), and peak RSS stays under 50 MB
@@ -258,6 +259,13 @@ class _Utf16:
             count = self._fill(memoryview(raw))
             self._ended = not count
             self._pending += decoder.decode(bytes(raw[:count]), final=self._ended).encode("utf-8")
+
+
+def read_text(path: Path) -> str:
+    """A whole log's text as a scan reads it: a UTF-16 log decoded, bytes that do not decode
+    replaced (for commands that show or quote its lines)."""
+    with open(path, "rb") as handle:
+        return b"".join(read_blocks(handle, str(path))).decode("utf-8", "replace")
 
 
 def is_directory(path: str) -> bool:

@@ -268,7 +268,8 @@ def test_patterns_export_selects_with_grep_what_logkb_selects(catalog, lines, tm
         own = _own_lines(pattern, distinct, everywhere)
         text = tmp_path / f"lines-{index}.txt"
         text.write_text("\n".join(own) + "\n", encoding="utf-8")
-        done = subprocess.run(["grep", "-nE", "-e", ere, str(text)], capture_output=True, env=env, check=False)
+        # -a: a few corpus lines hold NUL bytes, after which grep would call the file binary
+        done = subprocess.run(["grep", "-a", "-nE", "-e", ere, str(text)], capture_output=True, env=env, check=False)
         assert done.returncode in (0, 1), done.stderr
         got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.split(b"\n")[:-1]]  # lines may hold carriage returns
         want = [n for n, line in enumerate(own) if pattern.compiled.search(line)]
@@ -290,7 +291,7 @@ def test_ripgrep_reads_the_patterns_export_and_selects_what_logkb_selects(catalo
     patterns.write_text(run("export", "-f", "patterns", "--facts"), encoding="utf-8")
     text = tmp_path / "corpus.txt"
     text.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    done = subprocess.run(["rg", "-n", "--no-heading", "--no-unicode", "-f", str(patterns), str(text)],
+    done = subprocess.run(["rg", "--text", "-n", "--no-heading", "--no-unicode", "-f", str(patterns), str(text)],
                           capture_output=True, check=False)
     assert done.returncode in (0, 1), done.stderr[-2000:]
     got = [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.split(b"\n")[:-1]]

@@ -323,6 +323,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CE
+    # verl's per-step metrics lines: a DataLoader worker killed at the end of training is in the run
+    ("host/host.oom-killed--2215860382-VedioSifter-train_run_20260421.log", "host.oom-killed", "serving", None),
     # batch CD
     # PyTorch/XLA's TPU compiler out of HBM, raised without JAX's RESOURCE_EXHAUSTED status
     ("pytorch/cuda.runtime.out-of-memory--Chrisytz-verl-verl_no_vllm_full_seqlen.log", "cuda.runtime.out-of-memory",

@@ -76,3 +76,14 @@ def test_new_numbers_lines_as_a_scan_reports_them(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     regex = next((tmp_path / "kb" / "vllm").glob("*.yaml")).read_text(encoding="utf-8")
     assert "widget pool exhausted" in regex
+
+
+def test_new_reads_a_utf16_log_as_a_scan_does(tmp_path: Path) -> None:
+    """A log that Windows PowerShell wrote (UTF-16 with its byte-order mark): FILE:LINE names
+    the line a scan names, and the proposal holds its words, not the encoding's bytes."""
+    log = tmp_path / "wide.log"
+    text = "INFO starting the widget server\nRuntimeError: widget pool exhausted after 3 retries\n"
+    log.write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    result = run("new", "--from-log", f"{log}:2", "--engine", "vllm", "--kb", tmp_path / "kb")
+    assert result.exit_code == 0, result.output
+    assert "widget pool exhausted" in next((tmp_path / "kb" / "vllm").glob("*.yaml")).read_text(encoding="utf-8")

@@ -31,6 +31,7 @@ from ..catalog import data_dir
 from ..catalog.vocabulary import load_vocabulary, suffix_unit
 from ..normalize import normalize
 from ..output import echo, write_file
+from ..read import read_text
 from ..redact import redact
 from ..regexlint import RegexLintError, lint
 from .common import EXIT_ERROR
@@ -242,7 +243,7 @@ def command(location: str, engine: str | None, sig_id: str | None, kb_dir: str, 
     sidecar = sidecar_for(log)
     existing = (yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}) if sidecar.is_file() else {}
     # numbered as a scan numbers them, by newline: a progress bar's carriage returns end no line
-    lines = log.read_bytes().decode("utf-8", errors="replace").split("\n")
+    lines = read_text(log).split("\n")
     if lines[-1] == "":
         lines.pop()
     line_no = _pick_line(lines, wanted or (existing.get("expect") or {}).get("line"), log)
