@@ -23,6 +23,7 @@ _PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = 1031
 GZIP_MAGIC = b"\x1f\x8b"
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_BOM_SIZE = len(codecs.BOM_UTF16_LE)
 
 
 class InputError(Exception):
@@ -44,7 +45,7 @@ def open_input(path: str, name: str | None = None) -> BinaryIO:
     if path == "-":
         stream = sys.stdin.buffer
         grow_pipe(stream)
-        if _starts_gzip(stream):
+        if _starts_with(stream, GZIP_MAGIC):
             import gzip
 
             return _Gunzip(gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[return-value]
@@ -60,10 +61,6 @@ def open_input(path: str, name: str | None = None) -> BinaryIO:
 
         return _Gunzip(gzip.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[return-value]
     return raw
-
-
-def _starts_gzip(stream: BinaryIO) -> bool:
-    return _starts_with(stream, GZIP_MAGIC)
 
 
 def holds_file_bytes(stream: BinaryIO) -> bool:
@@ -239,15 +236,15 @@ class _Utf16:
 
     def _start(self, size: int) -> None:
         self._started = True
-        head = bytearray(max(size, len(codecs.BOM_UTF16_LE)))
+        head = bytearray(max(size, _BOM_SIZE))
         got = 0
-        while got < len(codecs.BOM_UTF16_LE):
+        while got < _BOM_SIZE:
             count = self._fill(memoryview(head)[got:])
             if not count:  # the end, never asked for again: a terminal's Ctrl-D is an event read once
                 self._ended = True
                 break
             got += count
-        if bytes(head[:2]) in UTF16_BOMS:
+        if bytes(head[:_BOM_SIZE]) in UTF16_BOMS:
             self._decoder = codecs.getincrementaldecoder("utf-16")("replace")
             self._pending += self._decoder.decode(bytes(head[:got]), final=self._ended).encode("utf-8")
         else:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
 
-
-UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+from matcher.read import UTF16_BOMS
 
 
 def as_read(data: bytes) -> bytes:
