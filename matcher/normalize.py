@@ -69,6 +69,7 @@ _ERROR_LEVEL_AT_START = re.compile(
 )
 _LEVEL_HEAD = 256  # a level written inside a message is looked for in its first characters
 _INFO_LEVELS = ("INFO", "DEBUG")
+_WARNING_LEVELS = ("WARNING", "WARN")
 # The program's own level at the start of its message: Rust's tracing after its timestamp, then
 # its target ("  INFO text_generation_launcher: "), or Python's "INFO:root:". Not a relay's
 # "INFO [child stdout] ... E ..." (Jan), whose level is the relay's, not the line's.
@@ -98,6 +99,9 @@ class Message:
     hanging: int = 0
     # A header taken off names a level below warning (INFO, DEBUG, llama.cpp's "I").
     info_header: bool = False
+    # A header taken off names the warning level: the program reported what it logged there
+    # (a traceback too) as something it handled.
+    warning_header: bool = False
 
     @property
     def informational(self) -> bool:
@@ -134,7 +138,7 @@ def parse_line(line: str) -> Message:
         line = line[:-2]
     if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"
         line = _RAY_REPEATED.sub("", line)
-    origin, error_level, header, header_first, info_header = None, False, False, False, False
+    origin, error_level, header, header_first, info_header, warning_header = None, False, False, False, False, False
     first = raw.startswith(line)  # nothing was taken off its start (colour codes, JSON framing)
     while True:
         match = _PREFIXES.match(line)
@@ -154,6 +158,8 @@ def parse_line(line: str) -> Message:
             error_level = True
         info_header = info_header or match.group("level") in _INFO_LEVELS or match.group("ggml_level") in ("I", "D") \
             or (match.group("uvicorn") or "").startswith(_INFO_LEVELS)
+        warning_header = warning_header or match.group("level") in _WARNING_LEVELS or match.group("ggml_level") == "W" \
+            or (match.group("uvicorn") or "").startswith(_WARNING_LEVELS)
         line = line[match.end():]
     if line.startswith("**") and (bold_end := line.find("**", 2)) > 2:
         # A line a chat reply set in bold ("**RuntimeError: CUDA out of memory.** Tried to ..."):
@@ -169,8 +175,10 @@ def parse_line(line: str) -> Message:
             header_first = header_first or first
             error_level = error_level or rich.group(1) in ("ERROR", "CRITICAL")
             info_header = info_header or rich.group(1) in _INFO_LEVELS
+            warning_header = warning_header or rich.group(1) in _WARNING_LEVELS
             line = line[hanging:path.start()]
-    return Message(line, origin, error_level or _logged_as_error(line), header, header_first, hanging, info_header)
+    return Message(line, origin, error_level or _logged_as_error(line), header, header_first, hanging, info_header,
+                   warning_header)
 
 
 def continues_record(text: str, hanging: int) -> str | None:

@@ -799,3 +799,19 @@ def test_vllms_utilization_check_is_left_out_of_a_plain_pytorch_weight_loading_r
     assert "engine-budget-direction" not in [c["id"] for f in plain["findings"] for c in f["checks"]]
     vllm = report(CORPUS / "vllm/pytorch.cuda.oom-weight-loading--baodangtrandev-RAG--vllm_output-log.log")
     assert "engine-budget-direction" in [c["id"] for c in vllm["findings"][0]["checks"]]
+
+
+def test_mlx_metal_errors_get_neither_llamacpp_knobs_nor_a_silent_report() -> None:
+    """MLX's Metal out-of-memory is diagnosed with mlx-lm's own flags where MLX's wording shows,
+    and an array larger than Metal's largest buffer leads with a smaller input."""
+    lora = report(CORPUS / "pytorch/metal.gpu.out-of-memory--ml-explore-mlx-lm-236.log")
+    assert lora["root_cause"] == "metal.gpu.out-of-memory"
+    changes = " ".join(fix["change"] for fix in lora["findings"][0]["fixes"])
+    assert lora["findings"][0]["fixes"][0]["id"] == "bound-mlx-lm-memory"
+    assert "--grad-checkpoint" in changes and "-ngl" not in changes and "num_ctx" not in changes
+    vision = report(CORPUS / "pytorch/metal.gpu.out-of-memory--Blaizzy-mlx-vlm-79.log")
+    first = vision["findings"][0]["fixes"][0]
+    assert first["id"] == "shrink-oversized-input"
+    assert "20.25 GiB" in first["change"]  # Metal's buffer limit from the log (21743271936 bytes)
+    served = report(CORPUS / "vllm/metal.gpu.out-of-memory--vllm-project-vllm-metal-274.log")
+    assert "bound-mlx-lm-memory" not in [fix["id"] for fix in served["findings"][0]["fixes"]]

@@ -323,6 +323,23 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CG
+    # MLX's own Metal errors: a command buffer out of memory, with or without macOS's code in brackets
+    ("pytorch/metal.gpu.out-of-memory--ml-explore-mlx-lm-236.log", "metal.gpu.out-of-memory", "serving", None),
+    ("pytorch/metal.gpu.out-of-memory--jjang-ai-vmlx-58.log", "metal.gpu.out-of-memory", None, None),
+    # ... and one array longer than Metal's largest buffer (the older wording, without '[metal::malloc]'),
+    # in mlx-vlm's generation frames as Python's faulthandler prints them
+    ("pytorch/metal.gpu.out-of-memory--Blaizzy-mlx-vlm-79.log", "metal.gpu.out-of-memory", "serving", None),
+    ("vllm/metal.gpu.out-of-memory--vllm-project-vllm-metal-274.log", "metal.gpu.out-of-memory", "serving", "vllm"),
+    # macOS's description alone: no engine named, so not llama.cpp's diagnosis
+    ("pytorch/metal.gpu.out-of-memory--ddalcu-mlx-serve-321.log", "metal.gpu.out-of-memory", None, None),
+    # ... and in a llama.cpp log, where ggml's 'command buffer N failed with status 5' names the engine
+    ("llamacpp/llamacpp.metal.out-of-memory--ggml-org-llama.cpp-4406.log", "llamacpp.metal.out-of-memory", None,
+     "llamacpp"),
+    # ComfyUI's 'Got an OOM, unloading all loaded models.' without the exception's own line
+    ("pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-12920.log", "pytorch.cuda.oom", "serving", None),
+    # a traceback vLLM logged as a warning (an optional kernel library that did not import) is no error
+    ("healthy/healthy-vllm--Ning-Guo-hotpotqa-agent-exp1.log", None, None, "vllm"),
     # batch CE
     # verl's per-step metrics lines: a DataLoader worker killed at the end of training is in the run
     ("host/host.oom-killed--2215860382-VedioSifter-train_run_20260421.log", "host.oom-killed", "serving", None),

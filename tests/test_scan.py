@@ -241,9 +241,12 @@ def test_metal_vulkan_and_sycl_out_of_memory_wordings():
     assert full["fixes"][0]["id"] != "vulkan-buffer-limit"
     assert root("ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 2303168640 Bytes of memory on device"
                 )["id"] == "llamacpp.gpu.alloc-failed"
-    # MLX prints the same macOS text, and a non-memory command buffer code is not an OOM
+    # MLX prints the same macOS text in its own words: the Apple GPU's diagnosis, not llama.cpp's;
+    # a non-memory command buffer code is not an OOM, in either
     assert root("[METAL] Command buffer execution failed: Insufficient Memory "
-                "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")["id"] is None
+                "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")["id"] == "metal.gpu.out-of-memory"
+    assert root("[METAL] Command buffer execution failed: Caused GPU Timeout Error "
+                "(00000002:kIOGPUCommandBufferCallbackErrorTimeout)")["id"] is None
     assert root("error: Ignored (for causing prior/excessive GPU errors) "
                 "(00000004:kIOAccelCommandBufferCallbackErrorSubmissionsIgnored)")["id"] is None
 

@@ -393,7 +393,8 @@ class RunScan:
         if not problem:
             exception = is_exception(text)
             if exception:
-                event.keep(event.exceptions, seen)
+                if not message.warning_header:  # a traceback logged as a warning: its program handled the error
+                    event.keep(event.exceptions, seen)
                 event.last_exception_line = line_no
                 symptom = self.scanner.symptoms.of_exception(text)
                 if symptom is not None:
