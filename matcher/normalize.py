@@ -39,6 +39,7 @@ _PREFIXES = re.compile(
     | (?P<pid>\[\d{1,7}\])\ (?=\d{1,6}\.\d\d\.\d{3}\.\d{3}\ [IWED]\ )          # a supervisor's process-id tag before a llama.cpp header
     | \d{1,6}\.\d\d\.\d{3}\.\d{3}\ (?P<ggml_level>[IWED])\ (?=\S)                  # llama.cpp common_log with timestamps: "7.51.187.428 I "
     | (?P<uvicorn>INFO:\ {5}|ERROR:\ {4}|WARNING:\ {2}|DEBUG:\ {4}|CRITICAL:\ )(?=\S)  # uvicorn's level prefix, padded to 10 columns (FastAPI servers: TabbyAPI, vLLM's API server)
+    | \[(?P<bracket_level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\]\ (?=\S)  # Python logging's "[%(levelname)s] %(message)s", as ComfyUI and many launchers format it
     )""",
     re.VERBOSE,
 )
@@ -144,7 +145,8 @@ def parse_line(line: str) -> Message:
         match = _PREFIXES.match(line)
         if match is None or not match.end():
             break
-        if match.group("level") or match.group("stamp") or match.group("supervisor") or match.group("export") \
+        level = match.group("level") or match.group("bracket_level")
+        if level or match.group("stamp") or match.group("supervisor") or match.group("export") \
                 or match.group("ggml_level") or match.group("uvicorn"):
             header = True
             header_first = header_first or first
@@ -153,12 +155,12 @@ def parse_line(line: str) -> Message:
             origin = (match.group("origin") or match.group("pid") or match.group("journal")).rstrip(":")
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
             origin = match.group("stage").strip()  # SGLang's "DP0 TP1"
-        if match.group("level") in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E" \
+        if level in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E" \
                 or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
             error_level = True
-        info_header = info_header or match.group("level") in _INFO_LEVELS or match.group("ggml_level") in ("I", "D") \
+        info_header = info_header or level in _INFO_LEVELS or match.group("ggml_level") in ("I", "D") \
             or (match.group("uvicorn") or "").startswith(_INFO_LEVELS)
-        warning_header = warning_header or match.group("level") in _WARNING_LEVELS or match.group("ggml_level") == "W" \
+        warning_header = warning_header or level in _WARNING_LEVELS or match.group("ggml_level") == "W" \
             or (match.group("uvicorn") or "").startswith(_WARNING_LEVELS)
         line = line[match.end():]
     if line.startswith("**") and (bold_end := line.find("**", 2)) > 2:

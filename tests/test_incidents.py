@@ -323,6 +323,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CH
+    # Python logging's '[INFO] ' prefix, and ComfyUI's dynamic VRAM loader ending the load that
+    # 'Requested to load' opened: the out-of-memory at the first sampling step is the workflow's
+    ("pytorch/cuda.runtime.out-of-memory--Comfy-Org-ComfyUI-14165.log", "cuda.runtime.out-of-memory", "serving", None),
+    ("pytorch/cuda.kernel.fault--Comfy-Org-ComfyUI-15271.log", "cuda.kernel.fault", "serving", None),
+    # ComfyUI's '!!! Exception during processing !!!' under an '[ERROR] ' prefix
+    ("pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-14672.log", "pytorch.cuda.oom", "serving", None),
     # batch CG
     # MLX's own Metal errors: a command buffer out of memory, with or without macOS's code in brackets
     ("pytorch/metal.gpu.out-of-memory--ml-explore-mlx-lm-236.log", "metal.gpu.out-of-memory", "serving", None),
