@@ -815,3 +815,12 @@ def test_mlx_metal_errors_get_neither_llamacpp_knobs_nor_a_silent_report() -> No
     assert "20.25 GiB" in first["change"]  # Metal's buffer limit from the log (21743271936 bytes)
     served = report(CORPUS / "vllm/metal.gpu.out-of-memory--vllm-project-vllm-metal-274.log")
     assert "bound-mlx-lm-memory" not in [fix["id"] for fix in served["findings"][0]["fixes"]]
+
+
+def test_a_fine_tuning_out_of_memory_names_trls_sequence_length_setting() -> None:
+    """The generic smaller-batch fix names the setting a QLoRA thread lowered to fix its
+    out-of-memory: max_seq_length in TRL's SFTConfig, max_length from TRL 0.16."""
+    found = report(CORPUS / "pytorch/pytorch.cuda.oom--yangjianxin1-Firefly-33.log")
+    first = found["findings"][0]["fixes"][0]
+    assert first["id"] == "smaller-batch"
+    assert "max_seq_length" in first["change"] and "max_length" in first["change"]

@@ -323,6 +323,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CI
+    # AUTOMATIC1111's 'Model loaded in 2.7s (...)': the fault after the sampling steps is the UI's generation
+    ("pytorch/cuda.kernel.fault--ROCm-legacy-rocm-build-3452.log", "cuda.kernel.fault", "serving", None),
+    # TorchScript's '<backward op>' frame: a backward pass, a training step's
+    ("pytorch/pytorch.cuda.oom-fragmentation--huggingface-accelerate-1864.log", "pytorch.cuda.oom-fragmentation",
+     "serving", None),
+    # the model patcher's 'ERROR <weight key> <exception>' while Fooocus makes the model resident
+    ("pytorch/pytorch.mps.oom--lllyasviel-Fooocus-1341.log", "pytorch.mps.oom", "weight-loading", None),
     # batch CH
     # Python logging's '[INFO] ' prefix, and ComfyUI's dynamic VRAM loader ending the load that
     # 'Requested to load' opened: the out-of-memory at the first sampling step is the workflow's
