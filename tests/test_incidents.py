@@ -323,6 +323,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CJ
+    # Megatron-Core's build_module and Transformer Engine's GroupedLinear constructor: the model was being built
+    ("pytorch/pytorch.cuda.oom-weight-loading--modelscope-ms-swift-9191.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
     # batch CI
     # AUTOMATIC1111's 'Model loaded in 2.7s (...)': the fault after the sampling steps is the UI's generation
     ("pytorch/cuda.kernel.fault--ROCm-legacy-rocm-build-3452.log", "cuda.kernel.fault", "serving", None),
