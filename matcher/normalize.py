@@ -69,8 +69,10 @@ _ERROR_LEVEL_AT_START = re.compile(
     r"|[\w./+-]{1,80}:\ (?:fatal\ )?error:\ "
 )
 _LEVEL_HEAD = 256  # a level written inside a message is looked for in its first characters
-_INFO_LEVELS = ("INFO", "DEBUG")
-_WARNING_LEVELS = ("WARNING", "WARN")
+_ERROR_LEVELS = frozenset({"ERROR", "CRITICAL"})
+_INFO_LEVELS = frozenset({"INFO", "DEBUG"})
+_WARNING_LEVELS = frozenset({"WARNING", "WARN"})
+_GGML_LEVELS = {"E": "ERROR", "W": "WARNING", "I": "INFO", "D": "DEBUG"}  # llama.cpp's one-letter levels
 # The program's own level at the start of its message: Rust's tracing after its timestamp, then
 # its target ("  INFO text_generation_launcher: "), or Python's "INFO:root:". Not a relay's
 # "INFO [child stdout] ... E ..." (Jan), whose level is the relay's, not the line's.
@@ -139,29 +141,25 @@ def parse_line(line: str) -> Message:
         line = line[:-2]
     if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"
         line = _RAY_REPEATED.sub("", line)
-    origin, error_level, header, header_first, info_header, warning_header = None, False, False, False, False, False
+    origin, header, header_first = None, False, False
+    levels: set[str] = set()  # the levels that the headers taken off name
     first = raw.startswith(line)  # nothing was taken off its start (colour codes, JSON framing)
     while True:
         match = _PREFIXES.match(line)
         if match is None or not match.end():
             break
-        level = match.group("level") or match.group("bracket_level")
-        if level or match.group("stamp") or match.group("supervisor") or match.group("export") \
-                or match.group("ggml_level") or match.group("uvicorn"):
+        level = match.group("level") or match.group("bracket_level") or _GGML_LEVELS.get(match.group("ggml_level")) \
+            or (match.group("uvicorn") or "").rstrip(": ")
+        if level or match.group("stamp") or match.group("supervisor") or match.group("export"):
             header = True
             header_first = header_first or first
+            if level:
+                levels.add(level)
         first = False
         if match.group("origin") or match.group("pid") or match.group("journal"):
             origin = (match.group("origin") or match.group("pid") or match.group("journal")).rstrip(":")
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
             origin = match.group("stage").strip()  # SGLang's "DP0 TP1"
-        if level in ("ERROR", "CRITICAL") or match.group("ggml_level") == "E" \
-                or (match.group("uvicorn") or "").startswith(("ERROR", "CRITICAL")):
-            error_level = True
-        info_header = info_header or level in _INFO_LEVELS or match.group("ggml_level") in ("I", "D") \
-            or (match.group("uvicorn") or "").startswith(_INFO_LEVELS)
-        warning_header = warning_header or level in _WARNING_LEVELS or match.group("ggml_level") == "W" \
-            or (match.group("uvicorn") or "").startswith(_WARNING_LEVELS)
         line = line[match.end():]
     if line.startswith("**") and (bold_end := line.find("**", 2)) > 2:
         # A line a chat reply set in bold ("**RuntimeError: CUDA out of memory.** Tried to ..."):
@@ -175,12 +173,10 @@ def parse_line(line: str) -> Message:
             hanging = rich.end()
             header = True
             header_first = header_first or first
-            error_level = error_level or rich.group(1) in ("ERROR", "CRITICAL")
-            info_header = info_header or rich.group(1) in _INFO_LEVELS
-            warning_header = warning_header or rich.group(1) in _WARNING_LEVELS
+            levels.add(rich.group(1))
             line = line[hanging:path.start()]
-    return Message(line, origin, error_level or _logged_as_error(line), header, header_first, hanging, info_header,
-                   warning_header)
+    return Message(line, origin, bool(levels & _ERROR_LEVELS) or _logged_as_error(line), header, header_first, hanging,
+                   bool(levels & _INFO_LEVELS), bool(levels & _WARNING_LEVELS))
 
 
 def continues_record(text: str, hanging: int) -> str | None:
