@@ -323,6 +323,12 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CK
+    # KoboldAI's API answers a generation request that ran out of memory with HTTP 507 and an
+    # 'out_of_memory.*' error type: the error a client relays came while serving
+    ("pytorch/cuda.runtime.out-of-memory--henk717-KoboldAI-381.log", "cuda.runtime.out-of-memory", "serving", None),
+    # vLLM V1's input dump, logged when a scheduled batch fails: the traceback after it is the serving loop's
+    ("nonmemory/nonmemory-vllm--vllm-project-vllm-metal-111.log", "uncatalogued", "serving", "vllm"),
     # batch CJ
     # Megatron-Core's build_module and Transformer Engine's GroupedLinear constructor: the model was being built
     ("pytorch/pytorch.cuda.oom-weight-loading--modelscope-ms-swift-9191.log", "pytorch.cuda.oom-weight-loading",
