@@ -207,6 +207,37 @@ def test_llamacpp_is_told_about_its_fitter_and_ollama_is_not() -> None:
     assert "let-llamacpp-fit" not in fixes(ollama)
 
 
+def test_a_pinned_setting_that_stopped_the_fitter_is_freed_first_where_the_projection_did_not_fit() -> None:
+    """llama.cpp's fitter projected more than was free and stopped at the user's -ngl: the
+    allocation failure that follows leads with letting the fitter choose, and the prediction is
+    reported beside it."""
+    found = report(CORPUS / "generated/llamacpp-cudamalloc-failed-3.log")
+    assert found["root_cause"] == "llamacpp.gpu.alloc-failed"
+    assert [fix["id"] for fix in found["findings"][0]["fixes"]][:2] == ["let-llamacpp-fit", "fewer-gpu-layers"]
+    assert "llamacpp.fit.projected-over-free" in {finding["id"] for finding in found["findings"]}
+
+
+def test_the_fitter_stopping_where_the_projection_fits_is_no_finding() -> None:
+    """A -ngl on the command line stops the fitter on every start; with the projection under the
+    free memory (14068 against 14807 MiB) the load fits and nothing is reported."""
+    log = CORPUS / "healthy/healthy-llamacpp--ghghang2-v1.6-llama_server-gptoss-fit.log"
+    assert "n_gpu_layers already set by user to 999, abort" in log.read_text(encoding="utf-8")
+    assert report(log)["findings"] == []
+
+
+def test_the_fitter_stopping_over_free_memory_is_a_warning_with_the_shortfall() -> None:
+    """Only the fitter's lines: a projection of 24840 MiB against 22341 MiB free, stopped by
+    --cpu-moe's tensor placements. The load has not failed yet: a warning, whose first fix frees
+    the placements and whose manual fix names the 2499 MiB."""
+    found = report(CORPUS / "llamacpp/llamacpp.fit.projected-over-free--ggml-org-llama.cpp-27872.log")
+    finding = found["findings"][0]
+    assert (finding["id"], finding["severity"], found["phase"]) == (
+        "llamacpp.fit.projected-over-free", "warning", "weight-loading")
+    changes = {fix["id"]: fix["change"] for fix in finding["fixes"]}
+    assert list(changes)[0] == "unpin-placements" and "unpin-layers" not in changes
+    assert "2499 MiB" in changes["free-the-difference"]
+
+
 @pytest.mark.parametrize("log,evidence", [
     ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-8447.log", "github.com/ollama/ollama/"),  # a Go panic's frames
     ("ollama/llamacpp.cuda.alloc-failed--ollama-ollama-3237.log", "\\ollama\\llm\\llama.cpp"),  # the source it built

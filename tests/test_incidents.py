@@ -323,6 +323,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CL
+    # vllm-ascend's _process_reqs runs a scheduled batch (called only from execute_model)
+    ("vllm/pytorch.cuda.oom--vllm-project-vllm-ascend-3965.log", "pytorch.cuda.oom", "serving", None),
+    # a DataLoader fetching the next batch: the job was iterating over its data
+    ("host/host.oom-killed--Visual-AI-3DRS-7.log", "host.oom-killed", "serving", None),
+    # llama.cpp's fitter projecting more than is free and stopping at the user's tensor placements
+    ("llamacpp/llamacpp.fit.projected-over-free--ggml-org-llama.cpp-27872.log", "llamacpp.fit.projected-over-free",
+     "weight-loading", "llamacpp"),
     # batch CK
     # KoboldAI's API answers a generation request that ran out of memory with HTTP 507 and an
     # 'out_of_memory.*' error type: the error a client relays came while serving

@@ -1835,9 +1835,30 @@ def fact_samples() -> list[Sample]:
 # -- writing ---------------------------------------------------------------------------------------
 
 
+def llamacpp_fit_samples() -> list[Sample]:
+    """Builds with the memory fitter (llama_params_fit, December 2025): it projects the load against
+    free memory, and a -ngl on the command line stops it; the load then fails as the projection said.
+    Rendered last so that the samples before it keep their numbers."""
+    out: list[Sample] = []
+    log = llamacpp_head(7437, server=True) + [
+        "llama_params_fit_impl: projected to use 14500 MiB of device memory vs. 11780 MiB of free device memory",
+        "llama_params_fit_impl: cannot meet free memory target of 1024 MiB, need to reduce device memory by 3744 MiB",
+        "llama_params_fit: failed to fit params to free device memory: n_gpu_layers already set by user to 99, abort",
+        "load_tensors: offloading 32 repeating layers to GPU", "load_tensors: offloaded 33/33 layers to GPU",
+        M("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 13563.02 MiB on device 0: cudaMalloc failed: out of memory"),
+        "alloc_tensor_range: failed to allocate CUDA0 buffer of size 14221842432",
+        "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+        "llama_model_load_from_file_impl: failed to load model"]
+    out.append(Sample("llamacpp-cudamalloc-failed", "after the fitter stopped at a pinned -ngl", ">=7437", "llamacpp", "7437",
+                      "llamacpp.gpu.alloc-failed", "weight-loading", log,
+                      note="The fitter projected 14500 MiB against 11780 MiB free and stopped at -ngl 99: "
+                           "the fix that leads is to let it choose the layers."))
+    return out
+
+
 def all_samples() -> list[Sample]:
     return (vllm_samples() + pytorch_samples() + tgi_samples() + sglang_samples() + llamacpp_samples()
-            + ollama_samples() + other_samples() + fact_samples())
+            + ollama_samples() + other_samples() + fact_samples() + llamacpp_fit_samples())
 
 
 def named(samples: list[Sample]) -> list[tuple[str, Sample]]:
