@@ -964,6 +964,28 @@ def test_new_batch_logs(log, root_cause, phase, engine):
         assert report["engine"] == engine
 
 
+def test_a_cache_that_holds_any_context_does_not_make_a_cut_traceback_the_max_model_len_check():
+    """vLLM V0 counted 227076 GPU blocks (3.6 million tokens) before the traceback was cut: its
+    max_model_len check passed, so the missing exception is not that check's; 378 blocks (6048
+    tokens) leave the check a likely reading."""
+    (flashrag,) = scan(CORPUS / "vllm/pytorch.cuda.oom--RUC-NLPIR-FlashRAG-67.log")
+    assert (flashrag["root_cause"], flashrag["phase"]) == ("uncatalogued", "kv-cache-allocation")
+    (openrlhf,) = scan(CORPUS / "vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log")
+    assert openrlhf["root_cause"] == "vllm.kv-cache.max-model-len-exceeds-capacity"
+
+
+def test_xla_running_out_of_on_chip_vmem_is_no_memory_diagnosis_whole_or_cut():
+    """XLA's TPU compiler out of a core's vmem is a kernel's limit, not the chip's HBM; a paste cut
+    before the memory space's name cannot tell the two apart, so it names no memory failure."""
+    log = CORPUS / "nonmemory/nonmemory-pytorch--pytorch-xla-7962.log"
+    (whole,) = scan(log)
+    assert whole["root_cause"] == "uncatalogued"
+    lines = log.read_bytes().split(b"\n")
+    cut = lines[15][:lines[15].index(b"memory space") + len(b"memory space")]
+    (report,) = scan("-", stdin=b"\n".join([*lines[:15], cut]))
+    assert report["root_cause"] in (None, "uncatalogued")
+
+
 def test_comfyui_model_manager_lines_open_and_close_a_load():
     """'Requested to load Flux' opens the load, 'loaded partially ...' closes it, read through
     ComfyUI's own timestamp prefix ('2025-06-26T20:41:20.827229 - '): the out-of-memory after
