@@ -207,6 +207,17 @@ def test_llamacpp_is_told_about_its_fitter_and_ollama_is_not() -> None:
     assert "let-llamacpp-fit" not in fixes(ollama)
 
 
+def test_a_utilization_a_few_hundredths_above_the_free_share_is_lowered_first() -> None:
+    """30.12 of 31.84 GiB free against 0.95: 0.92 costs a little of the KV cache and no other
+    process's memory, the change the pair's thread made (0.93); where the free share is far
+    below the request (16.61 of 23.68 GiB against 0.8) freeing the GPU still comes first."""
+    near = report(CORPUS / "vllm/vllm.startup.free-memory-below-utilization--Alex8791-cyber-cognithor-318.log")
+    first = near["findings"][0]["fixes"][0]
+    assert first["id"] == "lower-utilization" and "--gpu-memory-utilization 0.92" in first["change"]
+    far = CORPUS / "vllm/vllm.startup.free-memory-below-utilization--QinYang79-ICL-3.log"
+    assert fixes(far)[:2] == ["free-the-gpu", "lower-utilization"]
+
+
 def test_a_pinned_setting_that_stopped_the_fitter_is_freed_first_where_the_projection_did_not_fit() -> None:
     """llama.cpp's fitter projected more than was free and stopped at the user's -ngl: the
     allocation failure that follows leads with letting the fitter choose, and the prediction is

@@ -323,6 +323,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CN
+    # IPython's arrow padded to one digit ('----> 7') under a notebook cell calling transformers.pipeline(
+    ("pytorch/pytorch.cuda.oom-weight-loading--fixie-ai-ultravox-293.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # faster-whisper's WhisperModel constructor ('__init__' rendered as 'init' by Markdown)
+    ("pytorch/cuda.runtime.out-of-memory--Purfview-whisper-standalone-win-50.log", "cuda.runtime.out-of-memory",
+     "weight-loading", None),
+    # Forge's '[Memory Management] Target: KModel' on the line of the CUDA runtime's out-of-memory
+    ("pytorch/pytorch.cuda.oom-weight-loading--lllyasviel-stable-diffusion-webui-forge-1926.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", None),
     # batch CL
     # vllm-ascend's _process_reqs runs a scheduled batch (called only from execute_model)
     ("vllm/pytorch.cuda.oom--vllm-project-vllm-ascend-3965.log", "pytorch.cuda.oom", "serving", None),

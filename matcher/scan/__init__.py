@@ -423,7 +423,7 @@ class RunScan:
         under the frame, or the one IPython marks with its arrow."""
         event = self.event
         return event is not None and event.last_frame_line > 0 \
-            and (line_no == event.last_frame_line + 1 or text.startswith(IPYTHON_CALL))
+            and (line_no == event.last_frame_line + 1 or IPYTHON_CALL.match(text) is not None)
 
     def _rejoined(self, data: bytes, candidate: Candidate, text: str, message: Message,
                   hits: list[tuple[int, Hit]]) -> tuple[str, list[tuple[int, Hit]], int] | None:

@@ -53,8 +53,9 @@ NATIVE_FRAME = re.compile(
     r"|current device: \d{1,3}, in function \w{1,120}\b)"
 )
 # The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
-# few lines of context and marks it with an arrow.
-IPYTHON_CALL = "--->"
+# few lines of context and marks it with an arrow padded to the width of the line numbers
+# ("----> 7", "---> 42", "-> 1298").
+IPYTHON_CALL = re.compile(r"-{1,12}> ?\d")
 # IPython's traceback header names the exception's class before the frames, so a paste cut
 # before the exception line still says what was raised ("OutOfMemoryError    Traceback ...").
 IPYTHON_HEADER = re.compile(r"^(?P<type>[A-Za-z_][\w.]{0,120})\s{2,}Traceback \(most recent call last\)")
