@@ -861,6 +861,16 @@ def test_mlx_metal_errors_get_neither_llamacpp_knobs_nor_a_silent_report() -> No
     assert "bound-mlx-lm-memory" not in [fix["id"] for fix in served["findings"][0]["fixes"]]
 
 
+def test_mlx_lms_flags_lead_only_where_the_log_shows_mlx_lm() -> None:
+    """The same Metal error from an image generator (mflux, fixed in its thread by a smaller
+    image) leads with asking less of the GPU, which names the image size; mlx-lm's flags stay in
+    the list, after it."""
+    image = report(CORPUS / "pytorch/metal.gpu.out-of-memory--mflux-community-mflux-212.log")
+    found = [fix["id"] for fix in image["findings"][0]["fixes"]]
+    assert found[:2] == ["shorter-context-or-batch", "bound-mlx-lm-memory"]
+    assert "image size" in image["findings"][0]["fixes"][0]["change"]
+
+
 def test_a_fine_tuning_out_of_memory_names_trls_sequence_length_setting() -> None:
     """The generic smaller-batch fix names the setting a QLoRA thread lowered to fix its
     out-of-memory: max_seq_length in TRL's SFTConfig, max_length from TRL 0.16."""
