@@ -9,7 +9,7 @@ nothing rewrites a finding afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,16 @@ ENGINE_AGNOSTIC = frozenset({"any", "pytorch", "cuda", "linux", "nccl"})  # laye
 HOST_ENGINES = {"llamacpp": "ollama"}
 
 
-def most_seen_engine(counts: dict[str, int]) -> str | None:
+def most_seen_engine(counts: dict[str, int], writers: Sequence[str] = ()) -> str | None:
     """The engine whose entries and frames a log showed most, a serving engine before the
     layers every engine runs on (vLLM's log also shows PyTorch's errors), and the engine that
-    hosts it where the log shows that one too."""
+    hosts it where the log shows that one too. Where the log shows no serving engine, the
+    first engine whose own logging header its lines had (``writers``): weaker evidence, as an
+    engine embedding another (early SGLang) may log in the other's format."""
     specific = {e: n for e, n in counts.items() if e not in ENGINE_AGNOSTIC} or counts
     seen = max(specific.items(), key=lambda kv: kv[1])[0] if specific else None
+    if writers and (seen is None or seen in ENGINE_AGNOSTIC):
+        return writers[0]
     host = HOST_ENGINES.get(seen or "")
     return host if host is not None and counts.get(host) else seen
 
@@ -154,6 +158,7 @@ class Run:
     fuzzy_lines_scored: int = 0
     fuzzy_lines_dropped: int = 0
     engine_counts: dict[str, int] = field(default_factory=dict)
+    engine_writers: list[str] = field(default_factory=list)  # engines whose logging header lines had
 
     @property
     def phase_reached(self) -> str | None:
@@ -163,7 +168,7 @@ class Run:
     def engine(self) -> str | None:
         if "engine" in self.facts:
             return self.facts["engine"]
-        return most_seen_engine(self.engine_counts)
+        return most_seen_engine(self.engine_counts, self.engine_writers)
 
     @property
     def incidents(self) -> int:

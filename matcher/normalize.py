@@ -36,6 +36,7 @@ _PREFIXES = re.compile(
     | (?P<stamp>\[)\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | (?P<origin>\(\w[\w-]{0,63}(?:,?\ \w{1,16}=[\w.:]{1,45}){0,3}\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?  # vLLM "(EngineCore_DP0 pid=1)", Ray's "(Actor pid=9, ip=10.0.0.2)"; torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
+    | \[[\w.-]{1,32}\]\ (?=\(\w[\w-]{0,63}(?:,?\ \w{1,16}=[\w.:]{1,45}){1,3}\)\ |(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:)  # a runner's label before a process tag or vLLM's header: "[vllm] (Worker_DP6_EP6 pid=3853) "
     | (?P<pid>\[\d{1,7}\])\ (?=\d{1,6}\.\d\d\.\d{3}\.\d{3}\ [IWED]\ )          # a supervisor's process-id tag before a llama.cpp header
     | \d{1,6}\.\d\d\.\d{3}\.\d{3}\ (?P<ggml_level>[IWED])\ (?=\S)                  # llama.cpp common_log with timestamps: "7.51.187.428 I "
     | (?P<uvicorn>INFO:\ {5}|ERROR:\ {4}|WARNING:\ {2}|DEBUG:\ {4}|CRITICAL:\ )(?=\S)  # uvicorn's level prefix, padded to 10 columns (FastAPI servers: TabbyAPI, vLLM's API server)
@@ -105,6 +106,9 @@ class Message:
     # A header taken off names the warning level: the program reported what it logged there
     # (a traceback too) as something it handled.
     warning_header: bool = False
+    # The engine whose own logging header was taken off: vLLM's logger alone writes
+    # "ERROR 05-06 18:20:49 [engine.py:448] " (level, month-day, time, source file and line).
+    writer: str | None = None
 
     @property
     def informational(self) -> bool:
@@ -141,7 +145,7 @@ def parse_line(line: str) -> Message:
         line = line[:-2]
     if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"
         line = _RAY_REPEATED.sub("", line)
-    origin, header, header_first = None, False, False
+    origin, header, header_first, writer = None, False, False, None
     levels: set[str] = set()  # the levels that the headers taken off name
     first = raw.startswith(line)  # nothing was taken off its start (colour codes, JSON framing)
     while True:
@@ -150,6 +154,8 @@ def parse_line(line: str) -> Message:
             break
         level = match.group("level") or match.group("bracket_level") or _GGML_LEVELS.get(match.group("ggml_level")) \
             or (match.group("uvicorn") or "").rstrip(": ")
+        if match.group("level"):
+            writer = "vllm"
         if level or match.group("stamp") or match.group("supervisor") or match.group("export"):
             header = True
             header_first = header_first or first
@@ -176,7 +182,7 @@ def parse_line(line: str) -> Message:
             levels.add(rich.group(1))
             line = line[hanging:path.start()]
     return Message(line, origin, bool(levels & _ERROR_LEVELS) or _logged_as_error(line), header, header_first, hanging,
-                   bool(levels & _INFO_LEVELS), bool(levels & _WARNING_LEVELS))
+                   bool(levels & _INFO_LEVELS), bool(levels & _WARNING_LEVELS), writer)
 
 
 def continues_record(text: str, hanging: int) -> str | None:

@@ -498,6 +498,19 @@ def test_pytorchs_oom_gives_each_engine_its_own_batch_knobs() -> None:
             flag in changes for other, flag in wanted.items() if other != engine), (engine, changes)
 
 
+@pytest.mark.parametrize("name", [
+    "torch.cuda.oom-weight-loading--vllm-project-aibrix-1054.log",  # the OOM line pasted under its command
+    "pytorch.cuda.oom--vllm-project-perf-eval-6.log",  # behind a CI runner's "[vllm] " label
+])
+def test_an_oom_line_with_vllms_logging_header_gets_vllms_batch_knobs(name: str) -> None:
+    """PyTorch's message under vLLM's own header ("ERROR 05-06 18:20:49 [engine.py:448]") is a
+    vLLM log even where nothing else names the engine: the batch fix names vLLM's flags."""
+    got = report(CORPUS / "vllm" / name)
+    assert (got["engine"], got["root_cause"]) == ("vllm", "pytorch.cuda.oom")
+    first = got["findings"][0]["fixes"][0]
+    assert first["id"] == "smaller-batch-vllm" and "--max-num-batched-tokens" in first["change"]
+
+
 def test_a_generic_fix_beside_engine_variants_reaches_every_other_engine() -> None:
     """pytorch.cuda.oom's generic batch fix is declared for all engines but those with their
     own variant: a plain PyTorch log keeps it, and explain says which engines it skips."""

@@ -30,6 +30,22 @@ def test_the_journals_tag_of_ollamas_service_names_ollama_over_the_llamacpp_line
     assert tracker.engine == "ollama"
 
 
+def test_vllms_logging_header_names_vllm_only_where_no_serving_engine_is_seen():
+    """An error line pasted alone with vLLM's header is vLLM's, over the PyTorch layer its
+    message comes from; frames of another engine outweigh the header (early SGLang logged in
+    vLLM's format)."""
+    alone = EngineTracker()
+    alone.note("pytorch")
+    alone.note_writer("vllm")
+    alone.note_writer("vllm")
+    assert alone.engine == "vllm" and alone.writers == ["vllm"]
+    embedded = EngineTracker()
+    embedded.note_writer("vllm")
+    embedded.note("sglang")
+    assert embedded.engine == "sglang"
+    assert EngineTracker().engine is None
+
+
 def test_a_start_up_runs_forward_through_its_phases():
     assert goes_back("warmup", "weight-loading")
     assert not goes_back("warmup", "serving")

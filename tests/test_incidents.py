@@ -323,6 +323,11 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CO
+    # the BFC allocator of XLA (JAX) on a GPU, its last try failed: the log ends at its warning
+    ("pytorch/cuda.runtime.out-of-memory--jax-ml-jax-27354.log", "cuda.runtime.out-of-memory", None, None),
+    # PyTorch's out-of-memory under vLLM's own logging header, below the command that started it
+    ("vllm/torch.cuda.oom-weight-loading--vllm-project-aibrix-1054.log", "pytorch.cuda.oom", None, "vllm"),
     # batch CN
     # IPython's arrow padded to one digit ('----> 7') under a notebook cell calling transformers.pipeline(
     ("pytorch/pytorch.cuda.oom-weight-loading--fixie-ai-ultravox-293.log", "pytorch.cuda.oom-weight-loading",
@@ -994,6 +999,22 @@ def test_xla_running_out_of_on_chip_vmem_is_no_memory_diagnosis_whole_or_cut():
     cut = lines[15][:lines[15].index(b"memory space") + len(b"memory space")]
     (report,) = scan("-", stdin=b"\n".join([*lines[:15], cut]))
     assert report["root_cause"] in (None, "uncatalogued")
+
+
+def test_the_bfc_allocators_retry_warning_is_no_memory_failure():
+    """XLA's and TensorFlow's BFC allocator warns 'with freed_by_count=0. The caller indicates
+    that this is not a failure' when a try fails that the caller may retry: read alone, it names
+    nothing; the warning of its last try ('(rounded to N)requested by op') is the failure."""
+    retry = (b"2020-06-06 12:47:45.908022: W tensorflow/core/common_runtime/bfc_allocator.cc:239] Allocator "
+             b"(GPU_0_bfc) ran out of memory trying to allocate 3.46GiB with freed_by_count=0. The caller "
+             b"indicates that this is not a failure, but may mean that there could be performance gains if more "
+             b"memory were available.\n")
+    (report,) = scan("-", stdin=retry)
+    assert report["root_cause"] is None
+    last = (CORPUS / "pytorch/cuda.runtime.out-of-memory--jax-ml-jax-27354.log").read_bytes().splitlines()[-1]
+    (report,) = scan("-", stdin=last + b"\n")
+    assert report["root_cause"] == "cuda.runtime.out-of-memory"
+    assert report["findings"][0]["basis"] == "class: gpu-oom (xla)"
 
 
 def test_comfyui_model_manager_lines_open_and_close_a_load():

@@ -51,3 +51,19 @@ def test_ascend_kernel_exception_is_a_fault_with_ascend_advice():
     fixes = [f["id"] for f in root["fixes"]]
     assert fixes[0] == "ascend-locate" and "ASCEND_LAUNCH_BLOCKING=1" in root["fixes"][0]["change"]
     assert "driver" not in fixes and "vllm-backend" not in fixes  # NVIDIA's driver, CUDA attention backends
+
+
+def test_xla_out_of_memory_gets_jaxs_pool_and_computation_fixes():
+    """JAX's RESOURCE_EXHAUSTED and the last try of XLA's BFC allocator on a GPU: the fixes size
+    JAX's own memory pool and shrink the computation, never an unknown server's fraction or
+    PyTorch's knobs."""
+    for name in ("cuda.runtime.out-of-memory--flatironinstitute-nemos-345.log",
+                 "cuda.runtime.out-of-memory--jax-ml-jax-27354.log"):
+        root = report(CORPUS / "pytorch" / name)["findings"][0]
+        assert root["id"] == "cuda.runtime.out-of-memory"
+        ids = [f["id"] for f in root["fixes"]]
+        assert ids[:2] == ["xla-memory-fraction", "xla-smaller-computation"], ids
+        assert "unknown-engine" not in ids
+        advice = json.dumps(root["fixes"])
+        assert "XLA_PYTHON_CLIENT_MEM_FRACTION" in advice and "XLA_PYTHON_CLIENT_PREALLOCATE=false" in advice
+        assert not any(knob in advice for knob in PYTORCH_KNOBS)

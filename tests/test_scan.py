@@ -51,6 +51,12 @@ def test_normalize_strips_wrappers():
     # escape codes (corpus log vllm-omni-3430)
     assert normalize("\x1b_bk;t=1778177757178\x07Traceback (most recent call last):") == "Traceback (most recent call last):"
     assert normalize("bk;t=1778177757178 Process DiffusionWorker-0:") == "Process DiffusionWorker-0:"
+    # a CI runner's label before vLLM's process tag (corpus log perf-eval-6); a label before
+    # anything else is text
+    assert normalize("[vllm] (Worker_DP6_EP6 pid=3853) ERROR 05-18 14:27:49 [multiproc_executor.py:962] "
+                     "torch.OutOfMemoryError: boom") == "torch.OutOfMemoryError: boom"
+    assert normalize("[vllm] ERROR 05-18 14:27:49 [core.py:9] boom") == "boom"
+    assert normalize("[vllm] torch.OutOfMemoryError: boom") == "[vllm] torch.OutOfMemoryError: boom"
 
 
 def test_wrapping_names_the_process_and_the_error_level():
@@ -61,6 +67,8 @@ def test_wrapping_names_the_process_and_the_error_level():
     ggml = parse_line("[34169] 7.51.240.943 E CUDA error: out of memory")
     assert (ggml.origin, ggml.header, ggml.error_level) == ("[34169]", True, True)
     assert not ggml.header_first  # the supervisor's tag came before the header
+    labelled = parse_line("[vllm] (Worker_DP6_EP6 pid=3853) ERROR 05-18 14:27:49 [multiproc_executor.py:962] boom")
+    assert (labelled.origin, labelled.error_level) == ("(Worker_DP6_EP6 pid=3853)", True)  # the tag names vLLM's worker
     assert parse_line("INFO 10-28 11:14:52 distributed_gpu_executor.py:57] # GPU blocks: 0").header_first
     compose = parse_line("tabbyapi-1  | 2025-03-14 11:05:29.634 ERROR:    torch.OutOfMemoryError: CUDA out of memory.")
     assert compose.header and not compose.header_first  # every piece of a wrapped message begins with 'tabb'

@@ -231,7 +231,7 @@ class RunScan:
         self.lines = LineMatcher(scanner.index)
         self._large = False  # past one small block: rejoined texts are searched by the input's engine
         self.phases = PhaseTracker(scanner.frame_maps, phases=self.run.phases)
-        self.engines = EngineTracker(counts=self.run.engine_counts)
+        self.engines = EngineTracker(counts=self.run.engine_counts, writers=self.run.engine_writers)
         self.fuzzy = Fuzzy(scanner.signatures)
         self.resolver = Resolver(scanner.symptoms, scanner.generic, lambda: self.engines.engine, self._fuzzy,
                                  lambda: self.run.facts)
@@ -306,6 +306,7 @@ class RunScan:
         if message.origin is not None and message.origin.startswith("[Stage-") and len(self.run.stages) < MAX_PROCESSES:
             self.run.stages.add(message.origin)
         self.engines.note_origin(message.origin)
+        self.engines.note_writer(message.writer)
         event = self.event
         native_frame = kinds.source and NATIVE_FRAME.match(text) is not None
         if kinds.source_only and not native_frame and not self._under_frame(line_no, text):

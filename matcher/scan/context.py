@@ -190,6 +190,7 @@ class EngineTracker:
     and frames were seen most."""
 
     counts: dict[str, int] = field(default_factory=dict)
+    writers: list[str] = field(default_factory=list)
     named: str | None = None
     _origins: set[str] = field(default_factory=set)
 
@@ -215,9 +216,15 @@ class EngineTracker:
                 self.note(engine)
                 return
 
+    def note_writer(self, writer: str | None) -> None:
+        """The engine whose logging header a line had: vLLM's header names vLLM where the log
+        shows no serving engine otherwise (an error line pasted alone)."""
+        if writer is not None and writer not in self.writers:
+            self.writers.append(writer)
+
     @property
     def engine(self) -> str | None:
-        return self.named if self.named is not None else most_seen_engine(self.counts)
+        return self.named if self.named is not None else most_seen_engine(self.counts, self.writers)
 
     def fits(self, sig: Signature) -> bool:
         """A signature belongs to its engines (and to the layers under every engine): once the
