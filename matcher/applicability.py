@@ -11,8 +11,9 @@ device drops nothing. Among the fixes kept, those that lead in the finding's pha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from .catalog import Applicability
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
 UNKNOWN_ENGINE = "unknown"
 
 
-@dataclass(frozen=True)
-class Situation:
+class Situation(msgspec.Struct, frozen=True):
     """What the log says about where a finding happened."""
 
     phase: str | None

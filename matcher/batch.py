@@ -24,11 +24,11 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import click
+import msgspec
 
 try:
     from distributed import Client, LocalCluster
@@ -48,8 +48,7 @@ from .scan import Scanner
 from .selection import DEFAULT_STATUSES, selection_options
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(msgspec.Struct, frozen=True):
     """The catalog a scan uses: overlay directories and the ``--status/--only/--ignore`` choice."""
 
     catalogs: tuple[str, ...] = ()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import string
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .applicability import Situation, fits, rank
 from .catalog import Check, Fix, ProblemSignature, Value
@@ -24,16 +25,14 @@ from .expr import Unknown
 from .scan import Finding
 
 
-@dataclass
-class ComputedValue:
+class ComputedValue(msgspec.Struct):
     name: str
     value: Any
     expression: str
     inputs: dict[str, Any]
 
 
-@dataclass
-class CheckResult:
+class CheckResult(msgspec.Struct):
     id: str
     title: str
     look: str
@@ -42,20 +41,18 @@ class CheckResult:
     detail: str | None
 
 
-@dataclass
-class FixResult:
+class FixResult(msgspec.Struct):
     id: str
     title: str
     change: str
     tradeoff: str
     verify: str | None
     applies: bool | None  # None: the log cannot tell
-    values: list[ComputedValue] = field(default_factory=list)
+    values: list[ComputedValue] = msgspec.field(default_factory=list)
     computed: bool = False
 
 
-@dataclass
-class Checklist:
+class Checklist(msgspec.Struct):
     checks: list[CheckResult]
     fixes: list[FixResult]
     values: list[ComputedValue]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import yaml
 
 from .catalog.files import yaml_problem
@@ -23,8 +23,7 @@ from .scan import Scanner
 FLOAT_TOLERANCE = 0.011
 
 
-@dataclass
-class Sample:
+class Sample(msgspec.Struct):
     log: Path
     sidecar: Path
     meta: dict[str, Any]
@@ -49,12 +48,11 @@ class Sample:
         return self.meta.get("kind") == "non-memory"
 
 
-@dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     sample: Sample
     diagnosis: Diagnosis
-    problems: list[str] = field(default_factory=list)
-    gap_problems: list[str] = field(default_factory=list)  # what a sample with a known gap still misses
+    problems: list[str] = msgspec.field(default_factory=list)
+    gap_problems: list[str] = msgspec.field(default_factory=list)  # what a sample with a known gap still misses
 
     @property
     def ok(self) -> bool:
@@ -165,8 +163,7 @@ def _same(got: Any, want: Any) -> bool:
     return got == want
 
 
-@dataclass
-class Tally:
+class Tally(msgspec.Struct):
     tp: int = 0
     fp: int = 0
     fn: int = 0

@@ -10,7 +10,7 @@ consequences of the first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from .scan import Finding, Run
 
@@ -18,12 +18,11 @@ _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 NEAR_LINES = 60  # a specific finding explains a generic one this close to it
 
 
-@dataclass
-class Diagnosis:
+class Diagnosis(msgspec.Struct):
     run: Run
     root_cause: Finding | None
-    roles: dict[str, str] = field(default_factory=dict)  # id -> root-cause | symptom | wrapper | related
-    explained_by: dict[str, str] = field(default_factory=dict)
+    roles: dict[str, str] = msgspec.field(default_factory=dict)  # id -> root-cause | symptom | wrapper | related
+    explained_by: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def findings(self) -> list[Finding]:

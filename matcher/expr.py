@@ -13,8 +13,9 @@ import ast
 import math
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .budget import BudgetError, check_int, check_power
 
@@ -91,8 +92,7 @@ class Unknown(Exception):
         self.name = name
 
 
-@dataclass(frozen=True)
-class Expression:
+class Expression(msgspec.Struct, frozen=True):
     source: str
     tree: ast.expr
     names: frozenset[str]

@@ -10,9 +10,10 @@ nothing rewrites a finding afterwards.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .catalog import ProblemSignature
 from .catalog.load import build
@@ -46,8 +47,7 @@ MAX_PROCESSES = 64  # process or rank tags whose facts are kept apart
 TIERS = ("exact", "class", "partial", "fuzzy")
 
 
-@dataclass
-class Incident:
+class Incident(msgspec.Struct):
     """One signature's evidence in one error event."""
 
     line: int
@@ -58,18 +58,17 @@ class Incident:
     phase: str
     phase_source: str  # fixed | frames | marker | followers | fallback | unknown
     basis: str  # one phrase: what the diagnosis rests on
-    frames: list[str] = field(default_factory=list)
+    frames: list[str] = msgspec.field(default_factory=list)
     origin: str | None = None  # process or rank tag: "(EngineCore_DP0 pid=1)", "[rank0]"
-    context_facts: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    context_facts: dict[str, Any] = msgspec.field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)
     wording_severity: str | None = None
     occurrences: int = 1
     last_line: int = 0
-    lines: list[int] = field(default_factory=list)
+    lines: list[int] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class Finding:
+class Finding(msgspec.Struct):
     """A signature and the incidents it was found in; its line, phase and facts are those of
     its first incident."""
 
@@ -143,22 +142,21 @@ class Finding:
         return {**shared, **self.facts}
 
 
-@dataclass
-class Run:
+class Run(msgspec.Struct):
     name: str
     lines: int = 0
-    facts: dict[str, Any] = field(default_factory=dict)
-    fact_lines: dict[str, int] = field(default_factory=dict)
-    origin_facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # per process or rank tag
-    fact_origins: dict[str, str | None] = field(default_factory=dict)  # the tag of the line that last set a fact
-    stages: set[str] = field(default_factory=set)  # vLLM-Omni pipeline stage tags seen ("[Stage-0]")
-    phases: list[tuple[str, int]] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    facts: dict[str, Any] = msgspec.field(default_factory=dict)
+    fact_lines: dict[str, int] = msgspec.field(default_factory=dict)
+    origin_facts: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)  # per process or rank tag
+    fact_origins: dict[str, str | None] = msgspec.field(default_factory=dict)  # the tag of the line that last set a fact
+    stages: set[str] = msgspec.field(default_factory=set)  # vLLM-Omni pipeline stage tags seen ("[Stage-0]")
+    phases: list[tuple[str, int]] = msgspec.field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
     prompt_lines_skipped: int = 0
     fuzzy_lines_scored: int = 0
     fuzzy_lines_dropped: int = 0
-    engine_counts: dict[str, int] = field(default_factory=dict)
-    engine_writers: list[str] = field(default_factory=list)  # engines whose logging header lines had
+    engine_counts: dict[str, int] = msgspec.field(default_factory=dict)
+    engine_writers: list[str] = msgspec.field(default_factory=list)  # engines whose logging header lines had
 
     @property
     def phase_reached(self) -> str | None:

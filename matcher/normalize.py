@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 # CSI codes, and the string commands: OSC (titles, links), and DCS, SOS, PM and APC, which
 # carry Buildkite's per-line timestamps ("ESC _ bk;t=1596549410231 BEL"); then any other escape.
@@ -82,8 +83,7 @@ _INFO_INSIDE = re.compile(r"\blevel=(?:INFO|DEBUG|info|debug)\b")  # Go's slog (
 _ERROR_LEVEL_INSIDE = re.compile(r"\[TRT-LLM\](?:\ \[RANK\ \d+\])?\ \[E\]|\blevel=(?:ERROR|FATAL|error|fatal)\b")
 
 
-@dataclass(repr=False, eq=False)
-class Message:
+class Message(msgspec.Struct, eq=False):
     """A line's message, the process or rank tag it came with, and whether it was logged as
     an error."""
 

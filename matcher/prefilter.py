@@ -18,8 +18,9 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -37,14 +38,12 @@ FOLLOW_LINES = 6  # lines after a candidate that a wrapped message may continue 
 FOLLOW_BYTES = 4096  # bytes of each such line that are read
 
 
-@dataclass(frozen=True)
-class Anchor:
+class Anchor(msgspec.Struct, frozen=True):
     literal: bytes
     caseless: bool
 
 
-@dataclass(repr=False)
-class Candidate:
+class Candidate(msgspec.Struct):
     start: int
     end: int  # exclusive, before the newline
     anchors: set[int]

@@ -10,8 +10,9 @@ change one knob at a time and see what it did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .catalog.vocabulary import RecordFacts, builtin_vocabulary
 from .diagnose import Diagnosis
@@ -39,11 +40,10 @@ BUDGET_PARTS = (
 )
 
 
-@dataclass
-class Budget:
+class Budget(msgspec.Struct):
     total_gib: float | None
     utilization: float | None
-    parts: dict[str, float] = field(default_factory=dict)
+    parts: dict[str, float] = msgspec.field(default_factory=dict)
 
     @property
     def budget_gib(self) -> float | None:
@@ -57,8 +57,7 @@ class Budget:
         return None if budget is None else round(self.total_gib - budget, 2)  # type: ignore[operator]
 
 
-@dataclass
-class RunRecord:
+class RunRecord(msgspec.Struct):
     path: str
     engine: str | None
     version: str | None
@@ -70,14 +69,14 @@ class RunRecord:
     root_cause: str | None
     failed_phase: str | None
     facts: dict[str, Any]
-    arguments: dict[str, Any] = field(default_factory=dict)
-    argument_sources: list[str] = field(default_factory=list)
-    environment: dict[str, str] = field(default_factory=dict)
-    startup: dict[str, float] = field(default_factory=dict)  # free and total memory the engine found at startup
-    gpus: list[dict[str, Any]] = field(default_factory=list)  # rows of a pasted nvidia-smi table
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
+    argument_sources: list[str] = msgspec.field(default_factory=list)
+    environment: dict[str, str] = msgspec.field(default_factory=dict)
+    startup: dict[str, float] = msgspec.field(default_factory=dict)  # free and total memory the engine found at startup
+    gpus: list[dict[str, Any]] = msgspec.field(default_factory=list)  # rows of a pasted nvidia-smi table
     started: str | None = None
     ended: str | None = None
-    processes: list[ProcessRecord] = field(default_factory=list)
+    processes: list[ProcessRecord] = msgspec.field(default_factory=list)
 
     @property
     def hardware(self) -> dict[str, Any]:
@@ -117,8 +116,7 @@ class RunRecord:
         }
 
 
-@dataclass
-class ProcessRecord:
+class ProcessRecord(msgspec.Struct):
     """One process, rank or stage of the run: what it printed about its start and the facts
     the scan read on its lines."""
 
@@ -129,7 +127,7 @@ class ProcessRecord:
     environment: dict[str, str]
     startup: dict[str, float]
     facts: dict[str, Any]
-    problems: list[dict[str, Any]] = field(default_factory=list)  # incidents on its lines: id, line, phase, facts
+    problems: list[dict[str, Any]] = msgspec.field(default_factory=list)  # incidents on its lines: id, line, phase, facts
 
     @property
     def memory(self) -> dict[str, Any]:
@@ -253,8 +251,7 @@ def _first(facts: dict[str, Any], *names: str) -> Any:
     return None
 
 
-@dataclass
-class ProcessComparison:
+class ProcessComparison(msgspec.Struct):
     """One process present in both runs: its own changed arguments and memory deltas."""
 
     key: str
@@ -266,15 +263,14 @@ class ProcessComparison:
         return _knobs(self.changed)
 
 
-@dataclass
-class Comparison:
+class Comparison(msgspec.Struct):
     a: RunRecord
     b: RunRecord
     changed: dict[str, tuple[Any, Any]]
     memory_deltas: dict[str, tuple[Any, Any]]
-    processes: list[ProcessComparison] = field(default_factory=list)  # when both runs have several
-    only_in_a: list[str] = field(default_factory=list)  # process keys
-    only_in_b: list[str] = field(default_factory=list)
+    processes: list[ProcessComparison] = msgspec.field(default_factory=list)  # when both runs have several
+    only_in_a: list[str] = msgspec.field(default_factory=list)  # process keys
+    only_in_b: list[str] = msgspec.field(default_factory=list)
 
     @property
     def knobs_changed(self) -> list[str]:

@@ -15,8 +15,9 @@ regex parser and walk the tree:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 try:  # Python >= 3.11
     import re._constants as _c
@@ -47,8 +48,7 @@ class RegexLintError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class Anchors:
+class Anchors(msgspec.Struct, frozen=True):
     """Literals one of which every match contains (lower-cased when ``ignore_case``), and the
     literal every match starts with, when it is long enough to stand for the wording (``lead``):
     a line cut short after it may still show the wording's start."""

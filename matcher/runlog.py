@@ -13,8 +13,9 @@ Lines without a tag belong to the process ``""``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO
+
+import msgspec
 
 from . import dumps
 from .normalize import parse_line
@@ -58,8 +59,7 @@ _SMI_GPU = re.compile(r"^\|\s+(?P<index>\d{1,3})\s+(?P<name>\S.{0,60}?)\s{2,}(?:
 _SMI_MEMORY = re.compile(r"^\|.{0,60}\|\s+(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s+\|")
 
 
-@dataclass
-class Gpu:
+class Gpu(msgspec.Struct):
     """One GPU of a pasted nvidia-smi table, with the memory in use when it was printed."""
 
     index: int
@@ -71,15 +71,14 @@ class Gpu:
         return {"index": self.index, "name": self.name, "used_gib": self.used_gib, "total_gib": self.total_gib}
 
 
-@dataclass
-class ProcessLog:
+class ProcessLog(msgspec.Struct):
     """What one process (or rank, or stage) printed about how it was started."""
 
     tag: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    argument_sources: list[str] = field(default_factory=list)  # "non-default args", "Namespace", "command line" ...
-    environment: dict[str, str] = field(default_factory=dict)
-    startup: dict[str, float] = field(default_factory=dict)  # free_gib, total_gib, utilization, requested_gib
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
+    argument_sources: list[str] = msgspec.field(default_factory=list)  # "non-default args", "Namespace", "command line" ...
+    environment: dict[str, str] = msgspec.field(default_factory=dict)
+    startup: dict[str, float] = msgspec.field(default_factory=dict)  # free_gib, total_gib, utilization, requested_gib
 
     def add_arguments(self, source: str, items: dict[str, Any]) -> None:
         if source not in self.argument_sources:
@@ -88,19 +87,18 @@ class ProcessLog:
             self.arguments.setdefault(name, value)  # the first dump of a name wins: later ones echo it
 
 
-@dataclass
-class RunLog:
+class RunLog(msgspec.Struct):
     """The record's own reading of one log: its processes (``""`` for untagged lines), the
     GPUs of a pasted nvidia-smi table, the first and last timestamps."""
 
-    processes: dict[str, ProcessLog] = field(default_factory=dict)
-    gpus: list[Gpu] = field(default_factory=list)
+    processes: dict[str, ProcessLog] = msgspec.field(default_factory=dict)
+    gpus: list[Gpu] = msgspec.field(default_factory=list)
     started: str | None = None
     ended: str | None = None
-    _carry: bytes = field(default=b"", init=False, repr=False)  # an unfinished line
-    _prefilter: Prefilter | None = field(default=None, init=False, repr=False)
-    _picked: int = field(default=0, init=False, repr=False)  # lines read so far
-    _dump_text: int = field(default=0, init=False, repr=False)  # characters read as dumps so far
+    _carry: bytes = b""  # an unfinished line
+    _prefilter: Prefilter | None = None
+    _picked: int = 0  # lines read so far
+    _dump_text: int = 0  # characters read as dumps so far
 
     def observe(self, stream: BinaryIO) -> _Observed:
         """The stream, unchanged, with every block it yields also read here."""

@@ -8,12 +8,12 @@ ids it had before a rename.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any
 
 import click
+import msgspec
 
 from .catalog import Catalog, Signature
 
@@ -33,7 +33,7 @@ def select(catalog: Catalog, statuses: Iterable[str] = DEFAULT_STATUSES, only: I
                 and not _matches(sig, ignore))
 
     kept = {sig_id: sig for sig_id, sig in catalog.signatures.items() if keep(sig)}
-    return dataclasses.replace(catalog, signatures=kept)
+    return msgspec.structs.replace(catalog, signatures=kept)
 
 
 def _matches(sig: Signature, globs: tuple[str, ...]) -> bool:

@@ -23,8 +23,9 @@ import os
 import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+import msgspec
 
 from .prefilter import FOLLOW_BYTES, FOLLOW_LINES, Anchor, Candidate, Prefilter, line_before, make_prefilter, message_window
 from .read import ReadError, read_blocks
@@ -83,15 +84,14 @@ def _usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-@dataclass
-class Segment:
+class Segment(msgspec.Struct):
     """What a worker found in one segment: the candidate lines (their windows concatenated in
     ``data``, ``candidates`` pointing into it, each after the line before it and followed by
     the lines after it, as the scanner reads them for a wrapped message) and where they lie."""
 
     data: bytes = b""
-    candidates: list[Candidate] = field(default_factory=list)
-    line_offsets: list[int] = field(default_factory=list)  # newlines before each candidate, in the segment
+    candidates: list[Candidate] = msgspec.field(default_factory=list)
+    line_offsets: list[int] = msgspec.field(default_factory=list)  # newlines before each candidate, in the segment
     newlines: int = 0
     size: int = 0  # bytes of the segment's own lines
     ends_with_newline: bool = True

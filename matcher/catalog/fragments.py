@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .errors import CatalogError
 from .files import FRAGMENTS_FOLDER as FOLDER
@@ -24,8 +25,7 @@ from .files import located, read_catalog_bytes, read_yaml, yaml_files
 REFERENCE = re.compile(r"\(\?&([a-z][a-z0-9_]{0,63})\)")
 
 
-@dataclass(frozen=True)
-class Fragment:
+class Fragment(msgspec.Struct, frozen=True):
     """One named piece of regex, and the file that defines it."""
 
     name: str

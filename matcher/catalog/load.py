@@ -12,12 +12,13 @@ symptom classes and expressions naming facts no pattern captures. Any failure is
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .. import expr
 from ..upgrade import upgrade
@@ -108,12 +109,12 @@ def with_current_ids(sig: Signature, renamed: dict[str, str]) -> Signature:
     ``explains`` targets. The document changes with it, so the cache rebuilds the same."""
     sig_id = renamed.get(sig.id, sig.id)
     if not isinstance(sig, ProblemSignature):
-        return sig if sig_id == sig.id else dataclasses.replace(sig, id=sig_id, document={**sig.document, "id": sig_id})
+        return sig if sig_id == sig.id else msgspec.structs.replace(sig, id=sig_id, document={**sig.document, "id": sig_id})
     explains = tuple(renamed.get(target, target) for target in sig.explains)
     if sig_id == sig.id and explains == sig.explains:
         return sig
     document = {**sig.document, "id": sig_id, **({"explains": list(explains)} if sig.explains else {})}
-    return dataclasses.replace(sig, id=sig_id, explains=explains, document=document)
+    return msgspec.structs.replace(sig, id=sig_id, explains=explains, document=document)
 
 
 def load_signature(path: Path, validator: Any | None = None, reviewed: bool = False,

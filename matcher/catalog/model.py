@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
+
+import msgspec
 
 from .. import expr
 from ..versions import VersionRange
@@ -56,29 +57,7 @@ class LazyRegex:
         return self._compiled.search(text, **options)
 
 
-class _Record:
-    """Value equality, hashing and repr for the frozen records below, written once here:
-    ``dataclass`` generates and compiles each method it adds when the module is imported,
-    and every start-up pays for each one (``tests/test_startup.py``, README's Performance)."""
-
-    __slots__ = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in getattr(self, "__dataclass_fields__"))
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash((type(self), self._values()))
-
-    def __repr__(self) -> str:
-        fields = getattr(self, "__dataclass_fields__")
-        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)!r}' for name in fields)})"
-
-
-@dataclass(frozen=True)
-class PatternLiterals:
+class PatternLiterals(msgspec.Struct, frozen=True):
     """What the scan looks for before it runs a pattern: its anchors (literals one of which
     every match contains) and its lead (the literal every match starts with, when it is long
     enough to stand for the wording: a line cut short after it still shows the wording)."""
@@ -87,8 +66,7 @@ class PatternLiterals:
     lead: str | None = None
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(msgspec.Struct, frozen=True, dict=True):
     """One wording of ``match.patterns``, with the literals the prefilter looks for."""
 
     source: str
@@ -110,16 +88,14 @@ class Pattern:
         return compile_regex(self.source, self.ignore_case, self.reviewed)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class FuzzyTemplate(_Record):
+class FuzzyTemplate(msgspec.Struct, frozen=True):
     """``match.fuzzy``: a message template scored against lines no pattern matched."""
 
     template: str
     threshold: float = 88.0
 
 
-@dataclass(repr=False)
-class OwnRule:
+class OwnRule(msgspec.Struct):
     """``match.owns``: a symptom class this signature diagnoses by context (class x context
     evidence), optionally only in some forms and phases, and optionally from a traceback cut
     before its exception line."""
@@ -142,8 +118,7 @@ class OwnRule:
         return 4 * bool(self.requires) + 2 * bool(self.phases) + bool(self.forms)
 
 
-@dataclass(repr=False)
-class SymptomSpec:
+class SymptomSpec(msgspec.Struct):
     """A symptom entry's evidence beyond its patterns (``symptom:`` in its file)."""
 
     name: str  # the id without "symptom.": what owner rules refer to
@@ -152,16 +127,14 @@ class SymptomSpec:
     exception_form: str = "torch"  # the form a bare exception of those types counts as
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Value(_Record):
+class Value(msgspec.Struct, frozen=True):
     """A named number computed from facts (``values:`` of a signature or of a fix)."""
 
     name: str
     expression: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Applicability(_Record):
+class Applicability(msgspec.Struct, frozen=True):
     """``applies_to`` of a fix or a check; an empty tuple means it does not restrict that aspect."""
 
     phases: tuple[str, ...] = ()
@@ -171,8 +144,7 @@ class Applicability(_Record):
     not_engines: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Check(_Record):
+class Check(msgspec.Struct, frozen=True):
     """A check of ``checks:``: what to look at, and the condition that makes it fail."""
 
     id: str
@@ -208,8 +180,7 @@ def condition_expression(when: str) -> str | None:
     return when if match is None else match.group("rest")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Fix(_Record):
+class Fix(msgspec.Struct, frozen=True):
     """A fix of ``fixes:``, in the order the catalog gives."""
 
     id: str
@@ -239,16 +210,14 @@ class Fix(_Record):
         return None if self.leads_when is None else check_reference(self.leads_when)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Reference(_Record):
+class Reference(msgspec.Struct, frozen=True):
     """A page that explains the message or the fix."""
 
     url: str
     title: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Related(_Record):
+class Related(msgspec.Struct, frozen=True):
     """A link to another signature (``related:``), e.g. the old id of a renamed one."""
 
     id: str
@@ -276,8 +245,7 @@ class Expressions(Mapping[str, expr.Expression]):
         return len(self._sources)
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class Signature:
+class Signature(msgspec.Struct, frozen=True, eq=False, kw_only=True, dict=True):
     """What every catalog entry has, validated, with its regexes and expressions ready to
     compile. Each kind of entry is its own class below; a consumer that needs one kind's
     fields asks for that class (``isinstance``), never for ``kind``'s text."""
@@ -357,8 +325,7 @@ class Signature:
         return "match"
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class ProblemSignature(Signature):
+class ProblemSignature(Signature, frozen=True, eq=False, kw_only=True, dict=True):
     """``kind: problem``: a failure to diagnose, with its cause, checks and ordered fixes."""
 
     KIND: ClassVar[str] = "problem"
@@ -383,8 +350,7 @@ class ProblemSignature(Signature):
         return bool(self.frames or self.context_phases or self.context_requires)
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class SymptomClass(Signature):
+class SymptomClass(Signature, frozen=True, eq=False, kw_only=True, dict=True):
     """``kind: symptom``: the wordings of one class of symptom that owner rules read."""
 
     KIND: ClassVar[str] = "symptom"
@@ -392,13 +358,12 @@ class SymptomClass(Signature):
     symptom: SymptomSpec
 
 
-class FactEntry(Signature):
-    """An entry that reads facts and phases and never diagnoses (the three kinds below); it
-    adds no field, so it is not a dataclass of its own."""
+class FactEntry(Signature, frozen=True, eq=False, kw_only=True, dict=True):
+    """An entry that reads facts and phases and never diagnoses: the three kinds below, which
+    a consumer can ask for together (``isinstance``); it adds no field."""
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class FactExtractor(FactEntry):
+class FactExtractor(FactEntry, frozen=True, eq=False, kw_only=True, dict=True):
     """``kind: extractor``: reads values (facts) from a line."""
 
     KIND: ClassVar[str] = "extractor"
@@ -407,8 +372,7 @@ class FactExtractor(FactEntry):
     continues_event: bool = False  # its lines are details of the error event before them
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class PhaseMarker(FactEntry):
+class PhaseMarker(FactEntry, frozen=True, eq=False, kw_only=True, dict=True):
     """``kind: phase-marker``: a line after which the run is in ``enters_phase``."""
 
     KIND: ClassVar[str] = "phase-marker"
@@ -416,8 +380,7 @@ class PhaseMarker(FactEntry):
     enters_phase: str
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class FrameMap(FactEntry):
+class FrameMap(FactEntry, frozen=True, eq=False, kw_only=True, dict=True):
     """``kind: frame-map``: traceback frame lines (and the code line under a frame) that name
     the phase, ``enters_phase``, of the error the traceback ends in."""
 
@@ -450,8 +413,7 @@ def todo_keys(value: Any, key: str = "") -> Iterator[str]:
             yield from todo_keys(item, f"{key}[{i}]")
 
 
-@dataclass
-class Catalog:
+class Catalog(msgspec.Struct, dict=True):
     """Every signature loaded, by id, with the manifest of the first root."""
 
     version: str

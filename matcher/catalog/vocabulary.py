@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+import msgspec
 
 from .errors import CatalogError
 from .files import data_dir, located, read_yaml
@@ -42,8 +43,7 @@ def suffix_unit(name: str) -> str | None:
     return next((unit for suffix, unit in SUFFIX_UNITS.items() if name.endswith(suffix)), None)
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(msgspec.Struct, frozen=True):
     """One declared fact name."""
 
     name: str
@@ -52,8 +52,7 @@ class Fact:
     engines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class RecordFacts:
+class RecordFacts(msgspec.Struct, frozen=True):
     """The run record's lists of facts (matcher/record.py), in the order they are shown."""
 
     settings: tuple[str, ...] = ()
@@ -61,8 +60,7 @@ class RecordFacts:
     kv_cache: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Vocabulary:
+class Vocabulary(msgspec.Struct, frozen=True):
     """The declared facts of one or more catalog roots, by name."""
 
     facts: Mapping[str, Fact]

@@ -15,9 +15,9 @@ from __future__ import annotations
 import sys
 import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import click
+import msgspec
 
 from ..catalog import Applicability, Catalog, Check, Fix, FrameMap, PhaseMarker, ProblemSignature, Signature, condition_expression
 from ..output import echo
@@ -29,19 +29,17 @@ SEARCH_CUTOFF = 60.0  # 0-100, see _similarity
 WIDTH = 92
 
 
-@dataclass
-class Item:
+class Item(msgspec.Struct):
     """One numbered entry of a section (a check, a fix, a reference): a title and its lines."""
 
     title: str
-    lines: list[tuple[str, str]] = field(default_factory=list)  # (label, text); label "$" = command
+    lines: list[tuple[str, str]] = msgspec.field(default_factory=list)  # (label, text); label "$" = command
 
 
-@dataclass
-class Section:
+class Section(msgspec.Struct):
     heading: str
     text: str = ""
-    items: list[Item] = field(default_factory=list)
+    items: list[Item] = msgspec.field(default_factory=list)
     numbered: bool = False
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import datetime
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
+import msgspec
 import regex as regex_engine
 import yaml
 
@@ -65,13 +65,12 @@ _WILDCARDS = {
 }
 
 
-@dataclass
-class Proposal:
+class Proposal(msgspec.Struct):
     """A regex for one message and the facts its named groups capture there."""
 
     message: str
     regex: str
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 def propose(message: str, original: str | None = None) -> Proposal:

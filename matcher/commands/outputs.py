@@ -8,9 +8,8 @@ one report can have. With one format, ``-o FILE`` pairs with it wherever it stan
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import click
+import msgspec
 
 ORDER = "logkb.option_order"
 
@@ -25,8 +24,7 @@ class OrderedCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     fmt: str
     path: str | None  # None: stdout
 

@@ -26,13 +26,13 @@ Exit status 0 when everything passes, 2 otherwise.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import click
+import msgspec
 
 from ..catalog import (
     Catalog,
@@ -80,8 +80,7 @@ def command(paths: tuple[str, ...], corpora: tuple[str, ...], catalogs: tuple[st
     sys.exit(EXIT_CLEAN)
 
 
-@dataclasses.dataclass
-class Targets:
+class Targets(msgspec.Struct):
     """What to validate: catalog directories, and every signature file given or inside one."""
 
     roots: list[Path]
@@ -176,7 +175,7 @@ def _catalog_with(targets: Targets, loaded: dict[Path, Signature], overlays: lis
         if existing is not None and existing.path.resolve() != file.resolve():
             raise CatalogError(f"{file}: id: {sig.id!r} is already defined in {existing.path}")
         signatures[sig.id] = sig
-    return dataclasses.replace(catalog, signatures=signatures)
+    return msgspec.structs.replace(catalog, signatures=signatures)
 
 
 def _line(path: Path, key: str, message: str) -> str:

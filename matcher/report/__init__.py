@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ..checklist import Checklist, build
 from ..diagnose import Diagnosis, diagnose, exit_severities
@@ -13,11 +14,10 @@ from ..scan import Finding, Run
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass
-class FileReport:
+class FileReport(msgspec.Struct):
     path: str
     diagnosis: Diagnosis
-    checklists: dict[str, Checklist] = field(default_factory=dict)
+    checklists: dict[str, Checklist] = msgspec.field(default_factory=dict)
     redact: bool = True
     error: str | None = None
 

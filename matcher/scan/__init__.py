@@ -14,11 +14,12 @@ and :func:`matcher.findings.group` turns the incidents into findings when the in
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+import msgspec
 
 from ..catalog import Catalog, FactEntry, FactExtractor, FrameMap, Pattern, PhaseMarker, ProblemSignature, Signature, SymptomClass
 from ..findings import MAX_PROCESSES, Finding, Incident, Run, group
@@ -769,7 +770,7 @@ class RunScan:
     def so_far(self) -> Run:
         """A copy of the run with the findings of everything read so far, the open event
         included (pipe mode names each announcement's role from it)."""
-        return dataclasses.replace(self.run, findings=self._findings([*self.incidents, *self.open_incidents()]))
+        return msgspec.structs.replace(self.run, findings=self._findings([*self.incidents, *self.open_incidents()]))
 
     def _findings(self, incidents: list[tuple[ProblemSignature, Incident]]) -> list[Finding]:
         engine = self.engines.engine

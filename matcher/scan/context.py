@@ -8,7 +8,8 @@ next one; the innermost frame that a frame map knows names the phase the traceba
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+import msgspec
 
 from ..catalog import FrameMap, Signature
 from ..findings import ENGINE_AGNOSTIC, HOST_ENGINES, most_seen_engine
@@ -58,20 +59,19 @@ _ORIGIN_ENGINES = (
 )
 
 
-@dataclass(repr=False, eq=False)
-class PhaseTracker:
+class PhaseTracker(msgspec.Struct, eq=False):
     """The phase markers passed so far and the current traceback's frames."""
 
     frame_maps: list[FrameMap]
     phase: str | None = None  # the last marker's phase
-    phases: list[tuple[str, int]] = field(default_factory=list)
-    frames: list[tuple[int, str]] = field(default_factory=list)
+    phases: list[tuple[str, int]] = msgspec.field(default_factory=list)
+    frames: list[tuple[int, str]] = msgspec.field(default_factory=list)
     frame_phase: str | None = None  # the phase the current traceback's innermost mapped frame shows
     fallback_phase: str | None = None  # the same from fallback frame maps (a model's forward pass)
     native_phase: str | None = None  # the phase the innermost mapped frame of the last native stack shows
     native_line: int = 0  # that stack's last frame line seen
     native_explains_error: bool = False  # the stack followed an error line, which it belongs to
-    _memo: dict[str, tuple[str, bool] | None] = field(default_factory=dict)
+    _memo: dict[str, tuple[str, bool] | None] = msgspec.field(default_factory=dict)
 
     def enter(self, phase: str, line_no: int) -> bool:
         """A marker at ``line_no``; True when it changed the phase."""
@@ -184,15 +184,14 @@ _EMBEDDED = {engine: frozenset({other}) for inner, host in HOST_ENGINES.items()
              for engine, other in ((inner, host), (host, inner))}
 
 
-@dataclass(repr=False, eq=False)
-class EngineTracker:
+class EngineTracker(msgspec.Struct, eq=False):
     """Which engine wrote the log: its version banner if seen, else the engine whose entries
     and frames were seen most."""
 
-    counts: dict[str, int] = field(default_factory=dict)
-    writers: list[str] = field(default_factory=list)
+    counts: dict[str, int] = msgspec.field(default_factory=dict)
+    writers: list[str] = msgspec.field(default_factory=list)
     named: str | None = None
-    _origins: set[str] = field(default_factory=set)
+    _origins: set[str] = msgspec.field(default_factory=set)
 
     def note(self, engine: str) -> None:
         if engine not in ("any", "linux", "cuda"):

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ..catalog import Pattern, ProblemSignature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
@@ -75,8 +76,7 @@ def continues_event(text: str) -> bool:
     return continues_traceback(text) or ERROR_WORDS.search(text) is not None or NATIVE_FRAME.match(text) is not None
 
 
-@dataclass(repr=False, eq=False)
-class Seen:
+class Seen(msgspec.Struct, eq=False):
     """A line of an event and what was in force there."""
 
     line: int
@@ -88,21 +88,20 @@ class Seen:
     context_facts: dict[str, Any]
 
 
-@dataclass(repr=False, eq=False)
-class Event:
+class Event(msgspec.Struct, eq=False):
     first_line: int
     last_line: int
-    hits: dict[str, tuple[ProblemSignature, Incident]] = field(default_factory=dict)
-    symptoms: list[tuple[SymptomMatch, Seen]] = field(default_factory=list)
-    exceptions: list[Seen] = field(default_factory=list)  # exception lines no signature matched
-    errors: list[Seen] = field(default_factory=list)  # error-level lines no signature matched
-    fatals: list[Seen] = field(default_factory=list)  # native fatal statements no signature matched
-    gated: list[Seen] = field(default_factory=list)  # lines with error words, for the fuzzy pass
-    frames: list[str] = field(default_factory=list)
+    hits: dict[str, tuple[ProblemSignature, Incident]] = msgspec.field(default_factory=dict)
+    symptoms: list[tuple[SymptomMatch, Seen]] = msgspec.field(default_factory=list)
+    exceptions: list[Seen] = msgspec.field(default_factory=list)  # exception lines no signature matched
+    errors: list[Seen] = msgspec.field(default_factory=list)  # error-level lines no signature matched
+    fatals: list[Seen] = msgspec.field(default_factory=list)  # native fatal statements no signature matched
+    gated: list[Seen] = msgspec.field(default_factory=list)  # lines with error words, for the fuzzy pass
+    frames: list[str] = msgspec.field(default_factory=list)
     # Hits whose wording declares ``requires``: signature id -> (the condition's key, the hit's
     # captures). The condition must still hold on the facts known when the event ends: a
     # line that settles it (PyTorch's hint under its CUDA error) may follow the hit.
-    conditional: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    conditional: dict[str, tuple[str, dict[str, Any]]] = msgspec.field(default_factory=dict)
     frame_phase: str | None = None
     fallback_phase: str | None = None  # the phase fallback frame maps name (a model's forward pass)
     native_phase: str | None = None  # the phase the innermost mapped frame of a native stack after the error names
@@ -185,8 +184,7 @@ class Event:
         return reach >= input_ended_at - CUT_SLACK
 
 
-@dataclass(repr=False, eq=False)
-class Resolver:
+class Resolver(msgspec.Struct, eq=False):
     """Turns a closed event into incidents (see the module docstring)."""
 
     symptoms: Symptoms

@@ -9,10 +9,10 @@ since a failing server repeats the same line thousands of times.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .. import facts as factlib
 from ..catalog import CompiledRegex, FactEntry, FrameMap, LazyRegex, Pattern, ProblemSignature, Signature, SymptomClass
@@ -91,11 +91,10 @@ def canonical_frame(text: str) -> str:
     return text.replace("\\", "/")
 
 
-@dataclass(repr=False, eq=False)
-class Target:
+class Target(msgspec.Struct, eq=False):
     """What an anchor leads to: (signature, pattern) indices, or a structural marker."""
 
-    patterns: set[tuple[int, int]] = field(default_factory=set)
+    patterns: set[tuple[int, int]] = msgspec.field(default_factory=set)
     traceback: bool = False
     frame: bool = False
     source: bool = False  # a frame map's literal: on the code line under a frame, it may name the step
@@ -106,8 +105,7 @@ class Target:
         return self.half and not (self.patterns or self.traceback or self.frame or self.source or self.gate)
 
 
-@dataclass(repr=False, eq=False)
-class Hit:
+class Hit(msgspec.Struct, eq=False):
     values: dict[str, Any]
     pattern: Pattern  # the first pattern that matched
 
@@ -174,8 +172,7 @@ class AnchorIndex:
         return self.targets[self._index[key]]
 
 
-@dataclass(repr=False, eq=False)
-class LineKinds:
+class LineKinds(msgspec.Struct, eq=False):
     traceback: bool
     frame: bool
     source: bool
@@ -224,7 +221,7 @@ class LineMatcher:
         if text is None:
             message = None
         elif text != message.text:  # type: ignore[union-attr]
-            message = dataclasses.replace(message, text=text)  # type: ignore[arg-type]
+            message = msgspec.structs.replace(message, text=text)  # type: ignore[arg-type]
         if len(raw) <= MEMO_LINE:
             if len(self._messages) >= CONFIRM_CACHE:
                 self._messages.clear()

@@ -11,8 +11,9 @@ specific rule that accepts the symptom, its form and the phase wins.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from ..catalog import OwnRule, ProblemSignature, Signature, SymptomClass
 from ..findings import ENGINE_AGNOSTIC
@@ -29,8 +30,7 @@ _EXCEPTION = re.compile(
 # exception of a remote task, Ray's "ray.exceptions.RayTaskError(OutOfMemoryError)")
 
 
-@dataclass(repr=False, eq=False)
-class SymptomMatch:
+class SymptomMatch(msgspec.Struct, eq=False):
     name: str  # the symptom class: "gpu-oom", "host-oom"
     form: str | None  # whose wording: "nccl", "torch", ...
     partial: str | None = None  # why the evidence is partial: the message is cut or missing
