@@ -530,6 +530,21 @@ def test_an_ascend_out_of_memory_points_at_npu_smi_not_nvidia_smi() -> None:
         assert tool in fix["change"] and other not in fix["change"], fix["change"]
 
 
+def test_torch_npus_legacy_layout_gives_its_numbers_and_the_npus_own_knobs() -> None:
+    """torch_npu prints PyTorch 1.x's layout with '(NPU 0; ...' and 'N current active;': its
+    numbers decide fragmentation, and the fixes name PYTORCH_NPU_ALLOC_CONF and npu-smi, never
+    CUDA's variable or nvidia-smi."""
+    found = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-ascend-5020.log")
+    root = next(f for f in found["findings"] if f["id"] == found["root_cause"])
+    assert root["id"] == "pytorch.cuda.oom-fragmentation" and root["tier"] == "exact"
+    assert root["facts"]["alloc_gib"] == 2.0 and root["facts"]["torch_reserved_gib"] == 58.73
+    changes = " ".join(fix["change"] for fix in root["fixes"])
+    assert "PYTORCH_NPU_ALLOC_CONF=" in changes and "PYTORCH_CUDA_ALLOC_CONF" not in changes
+    plain = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-ascend-6611.log")
+    others = next(f for f in plain["findings"][0]["fixes"] if f["id"] == "free-other-processes")
+    assert "npu-smi" in others["change"] and "NPU " in others["change"] and "nvidia-smi" not in others["change"]
+
+
 def test_a_family_chosen_by_phase_keeps_the_numbers_of_the_message_it_explains() -> None:
     """TGI's shard dies while loading (ShardCannotStart after the OOM): the weight-loading family
     is chosen by phase, and the OOM's own numbers (15.40 of 15.77 GiB reserved by this process,

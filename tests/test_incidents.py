@@ -323,6 +323,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CQ
+    # torch_npu's legacy layout, read: reserved minus allocated (10.26 GiB) above the 9.05 GiB request
+    ("vllm/pytorch.cuda.oom-fragmentation--vllm-project-vllm-omni-2128.log", "pytorch.cuda.oom-fragmentation", None,
+     "vllm"),
+    # verl's 'Training Progress' bar at step 116 before Ray's memory monitor killed a worker
+    ("host/ray.memory-monitor.worker-killed--verl-project-verl-4995.log", "ray.memory-monitor.worker-killed",
+     "serving", None),
     # batch CO
     # the BFC allocator of XLA (JAX) on a GPU, its last try failed: the log ends at its warning
     ("pytorch/cuda.runtime.out-of-memory--jax-ml-jax-27354.log", "cuda.runtime.out-of-memory", None, None),
