@@ -540,6 +540,7 @@ def test_torch_npus_legacy_layout_gives_its_numbers_and_the_npus_own_knobs() -> 
     assert root["facts"]["alloc_gib"] == 2.0 and root["facts"]["torch_reserved_gib"] == 58.73
     changes = " ".join(fix["change"] for fix in root["fixes"])
     assert "PYTORCH_NPU_ALLOC_CONF=" in changes and "PYTORCH_CUDA_ALLOC_CONF" not in changes
+    assert root["fixes"][0]["id"] == "expandable-segments"  # torch_npu's allocator grows segments too
     plain = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-ascend-6611.log")
     others = next(f for f in plain["findings"][0]["fixes"] if f["id"] == "free-other-processes")
     assert "npu-smi" in others["change"] and "NPU " in others["change"] and "nvidia-smi" not in others["change"]
