@@ -106,8 +106,9 @@ class Message(msgspec.Struct, eq=False):
     # A header taken off names the warning level: the program reported what it logged there
     # (a traceback too) as something it handled.
     warning_header: bool = False
-    # The engine whose own logging header was taken off: vLLM's logger alone writes
-    # "ERROR 05-06 18:20:49 [engine.py:448] " (level, month-day, time, source file and line).
+    # The engine whose own logging header was taken off: vLLM's logger writes "ERROR 05-06
+    # 18:20:49 [engine.py:448] " (level, month-day, time, source file and line), and so does a
+    # program that logs through it (early SGLang), which is why it is weaker evidence than frames.
     writer: str | None = None
 
     @property
