@@ -2,7 +2,8 @@
 
 Values are computed by catalog expressions over facts; texts use ``{name}`` placeholders
 (with an optional format spec such as ``{free_gib:.2f}``). A check whose condition cannot be
-decided from the log is ``unknown`` and tells the operator what to run; a fix whose ``when``
+decided from the log is ``unknown`` and tells the operator what to run; a check whose ``when``
+is false on the log is left out, as it means nothing there; a fix whose ``when``
 is false, or whose ``applies_to`` excludes the finding's phase, engine or device, is dropped
 (see applicability.py); fixes that lead in the finding's phase, or whose ``leads_when`` holds,
 come first; a fix whose value cannot be computed falls back to its next wording.
@@ -64,7 +65,8 @@ def build(finding: Finding, run_facts: dict[str, Any], foreign: frozenset[str] =
     shared = _compute(sig, "values", sig.values, facts)
     scope = {**facts, **{v.name: v.value for v in shared}}
     situation = Situation.of(finding.phase, facts)
-    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.checks) if fits(item.applies_to, situation)]
+    checks = [_check(sig, i, item, scope) for i, item in enumerate(sig.checks)
+              if fits(item.applies_to, situation) and _relevant(sig, i, item, scope)]
     statuses = {check.id: check.status for check in checks}
     ranked = []
     for i, item in enumerate(sig.fixes):
@@ -106,6 +108,11 @@ def _evaluate(sig: ProblemSignature, key: str, scope: dict[str, Any]) -> Any:
         return sig.expressions[key].evaluate(scope)
     except BudgetError as exc:
         raise BudgetError(f"{sig.path}: {key}: {exc}") from None
+
+
+def _relevant(sig: ProblemSignature, index: int, item: Check, scope: dict[str, Any]) -> bool:
+    """False only when the check's ``when`` is false on this log (a log that cannot tell keeps it)."""
+    return item.when is None or _decide(sig, f"checks[{index}].when", scope) is not False
 
 
 def _check(sig: ProblemSignature, index: int, item: Check, scope: dict[str, Any]) -> CheckResult:

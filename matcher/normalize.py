@@ -142,6 +142,8 @@ def parse_line(line: str) -> Message:
         line = _json_message(stripped, depth=0) or line
         if "\x1b" in line:  # the colours a container's program printed, kept in its JSON record
             line = _ANSI.sub("", line)
+    if "`" in line:  # before the prefixes ("`[rank0]: ..."), and again after them ("vllm-1  | `Traceback")
+        line = _without_code_mark(line)
     if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters
         line = line[:-2]
     if line.endswith("across cluster]"):  # Ray's log deduplication: "... [repeated 3x across cluster]"
@@ -168,6 +170,8 @@ def parse_line(line: str) -> Message:
         elif match.group("stage") and _STAGE.fullmatch(match.group("stage")):
             origin = match.group("stage").strip()  # SGLang's "DP0 TP1"
         line = line[match.end():]
+    if "`" in line:
+        line = _without_code_mark(line)
     if line.startswith("**") and (bold_end := line.find("**", 2)) > 2:
         # A line a chat reply set in bold ("**RuntimeError: CUDA out of memory.** Tried to ..."):
         # the markers are the reply's, not the log's.
@@ -184,6 +188,22 @@ def parse_line(line: str) -> Message:
             line = line[hanging:path.start()]
     return Message(line, origin, bool(levels & _ERROR_LEVELS) or _logged_as_error(line), header, header_first, hanging,
                    bool(levels & _INFO_LEVELS), bool(levels & _WARNING_LEVELS), writer)
+
+
+def _without_code_mark(line: str) -> str:
+    """A line without the Markdown code mark a paste left on it: the reporter opened inline code
+    or a fence on the log's first line, or closed it on its last ("`Traceback (most recent call
+    last):", "Killed`", "...PYTORCH_CUDA_ALLOC_CONF```"). Only a line with an odd number of
+    backticks loses the run at its start (after its indentation) or else at its end; a message's
+    own pair of marks ("set `max_split_size_mb`") is left alone."""
+    if line.count("`") % 2 == 0:
+        return line
+    body = line.lstrip()
+    if body.startswith("`"):
+        return line[:len(line) - len(body)] + body.lstrip("`")
+    if line.rstrip().endswith("`"):
+        return line.rstrip().rstrip("`")
+    return line
 
 
 def continues_record(text: str, hanging: int) -> str | None:

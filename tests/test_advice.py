@@ -541,6 +541,11 @@ def test_torch_npus_legacy_layout_gives_its_numbers_and_the_npus_own_knobs() -> 
     changes = " ".join(fix["change"] for fix in root["fixes"])
     assert "PYTORCH_NPU_ALLOC_CONF=" in changes and "PYTORCH_CUDA_ALLOC_CONF" not in changes
     assert root["fixes"][0]["id"] == "expandable-segments"  # torch_npu's allocator grows segments too
+    assert "torch.npu.memory_summary()" in root["fixes"][0]["verify"]
+    # The layout dates PyTorch, not torch_npu: no check says expandable segments are missing,
+    # and max_split_size_mb, which torch_npu's allocator takes too, stays second.
+    assert "allocator-generation" not in {c["id"] for c in root["checks"]}
+    assert [fix["id"] for fix in root["fixes"]][1] == "max-split-size"
     plain = report(CORPUS / "vllm" / "pytorch.cuda.oom--vllm-project-vllm-ascend-6611.log")
     others = next(f for f in plain["findings"][0]["fixes"] if f["id"] == "free-other-processes")
     assert "npu-smi" in others["change"] and "NPU " in others["change"] and "nvidia-smi" not in others["change"]
@@ -907,3 +912,16 @@ def test_a_fine_tuning_out_of_memory_names_trls_sequence_length_setting() -> Non
     first = found["findings"][0]["fixes"][0]
     assert first["id"] == "smaller-batch"
     assert "max_seq_length" in first["change"] and "max_length" in first["change"]
+
+
+
+def test_a_converter_killed_for_host_memory_gets_the_converters_own_fix_first():
+    """llama.cpp's converter to GGUF killed by the OOM killer (corpus log llama.cpp-5156): its
+    --use-temp-file leads, and advice about loading a model into a server (transformers'
+    low_cpu_mem_usage, a more quantized model) is left out."""
+    found = report(CORPUS / "host" / "host.oom-killed--ggml-org-llama.cpp-5156.log")
+    root = found["findings"][0]
+    assert root["id"] == "host.oom-killed" and found["phase"] == "weight-loading"
+    fixes = [f["id"] for f in root["fixes"]]
+    assert fixes[0] == "convert-with-less-ram" and "--use-temp-file" in root["fixes"][0]["change"]
+    assert "lower-loading-ram" not in fixes and "smaller-model" not in fixes

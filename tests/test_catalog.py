@@ -106,6 +106,8 @@ def test_overlay_adds_a_signature(tmp_path):
          r"checks\[0\].fails_when: unknown fact 'nonexistent_fact'"),
         (("checks: []", "checks: [{id: c, title: t, look: l, fails_when: 'x.__class__'}]"),
          r"checks\[0\].fails_when: Attribute is not allowed"),
+        (("checks: []", "checks: [{id: c, title: t, look: l, when: 'not has(nonexistent_fact)'}]"),
+         r"checks\[0\].when: unknown fact 'nonexistent_fact'"),
         (("summary: s\n", "summary: s\nsummary: again\n"),
          r"sample.yaml: line 12: invalid YAML: key 'summary' appears twice in one mapping"),
     ],

@@ -323,6 +323,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CR
+    # a shell's 'Killed' closing a Markdown code span, after llama.cpp's converter's per-tensor lines
+    ("host/host.oom-killed--ggml-org-llama.cpp-5156.log", "host.oom-killed", "weight-loading", "llamacpp"),
     # batch CQ
     # torch_npu's legacy layout, read: reserved minus allocated (10.26 GiB) above the 9.05 GiB request
     ("vllm/pytorch.cuda.oom-fragmentation--vllm-project-vllm-omni-2128.log", "pytorch.cuda.oom-fragmentation", None,

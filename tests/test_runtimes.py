@@ -67,3 +67,17 @@ def test_xla_out_of_memory_gets_jaxs_pool_and_computation_fixes():
         advice = json.dumps(root["fixes"])
         assert "XLA_PYTHON_CLIENT_MEM_FRACTION" in advice and "XLA_PYTHON_CLIENT_PREALLOCATE=false" in advice
         assert not any(knob in advice for knob in PYTORCH_KNOBS)
+        # The checks are JAX's too: no server's memory fraction, ONNX Runtime provider, torch
+        # command or CUDA_LAUNCH_BLOCKING rerun (XLA's message names the buffer already).
+        assert [c["id"] for c in root["checks"]] == ["other-processes"]
+
+
+def test_runtime_checks_follow_the_runtime_that_failed():
+    """A check about another runtime is left out, not shown as passed: ONNX Runtime's provider
+    question only on its arena's logs, a server's memory fraction only on a server's."""
+    assert "engine-budget" not in {c["id"] for c in report(ORT_RUN)["findings"][0]["checks"]}
+    comfy = report(CORPUS / "pytorch" / "cuda.runtime.out-of-memory--Comfy-Org-ComfyUI-10566.log")
+    assert comfy["engine"] == "pytorch" and comfy["findings"][0]["id"] == "cuda.runtime.out-of-memory"
+    assert [c["id"] for c in comfy["findings"][0]["checks"]] == ["other-processes", "library-install", "exact-call"]
+    verl = report(CORPUS / "pytorch" / "cuda.runtime.out-of-memory--Chrisytz-verl-verl_no_vllm_full_seqlen.log")
+    assert verl["engine"] == "vllm" and "engine-budget" in {c["id"] for c in verl["findings"][0]["checks"]}

@@ -57,6 +57,14 @@ def test_normalize_strips_wrappers():
                      "torch.OutOfMemoryError: boom") == "torch.OutOfMemoryError: boom"
     assert normalize("[vllm] ERROR 05-18 14:27:49 [core.py:9] boom") == "boom"
     assert normalize("[vllm] torch.OutOfMemoryError: boom") == "[vllm] torch.OutOfMemoryError: boom"
+    # the Markdown code mark a paste left on a log's first or last line (corpus logs llama.cpp-5156,
+    # vllm-7418); indentation stays, and a message's own pair of marks is text
+    assert normalize("Killed`") == "Killed"
+    assert normalize("`Traceback (most recent call last):") == "Traceback (most recent call last):"
+    assert normalize("Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.```") \
+        == "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."
+    assert normalize("  `File \"x.py\", line 1, in <module>") == '  File "x.py", line 1, in <module>'
+    assert normalize("set `max_split_size_mb` to avoid fragmentation") == "set `max_split_size_mb` to avoid fragmentation"
 
 
 def test_wrapping_names_the_process_and_the_error_level():

@@ -264,8 +264,9 @@ def _expression_sources(doc: dict[str, Any]) -> dict[str, str]:
     for name, source in doc.get("values", {}).items():
         sources[f"values.{name}"] = source
     for i, check in enumerate(doc.get("checks", [])):
-        if "fails_when" in check:
-            sources[f"checks[{i}].fails_when"] = check["fails_when"]
+        for key in ("when", "fails_when"):
+            if key in check:
+                sources[f"checks[{i}].{key}"] = check[key]
     for i, fix in enumerate(doc.get("fixes", [])):
         for key in ("when", "leads_when"):
             expression = condition_expression(fix[key]) if key in fix else None
@@ -349,7 +350,7 @@ def _applicability(item: dict[str, Any]) -> Applicability:
 
 def _check(item: dict[str, Any]) -> Check:
     return Check(item["id"], item["title"], item["look"], item.get("command"), item.get("fails_when"),
-                 item.get("pass"), item.get("fail"), _applicability(item))
+                 item.get("pass"), item.get("fail"), _applicability(item), item.get("when"))
 
 
 def _fix(item: dict[str, Any]) -> Fix:

@@ -155,6 +155,7 @@ class Check(msgspec.Struct, frozen=True):
     when_passed: str | None = None  # ``pass:``, shown when it passes
     when_failed: str | None = None  # ``fail:``, shown when it fails
     applies_to: Applicability = Applicability()  # only its phases, engines and devices count
+    when: str | None = None  # expression over facts: false = the check means nothing in this log
 
     def detail(self, status: str) -> str | None:
         """The text for a status of the checklist (``pass`` or ``fail``)."""

@@ -76,6 +76,8 @@ def _check(check: Check) -> Item:
     lines = [("", check.look)]
     if check.command is not None:
         lines.append(("$", check.command))
+    if check.when is not None:
+        lines.append(("only when", check.when))
     if check.fails_when is not None:
         lines.append(("fails when", check.fails_when))
     lines.extend(_scope(check.applies_to))
