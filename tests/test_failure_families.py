@@ -1,6 +1,6 @@
 """The failure families beside GPU memory, through the command line on their real corpus logs:
 kernel faults and GPU hardware failures (never answered with a memory-size knob), Ray's memory
-monitor, MIG device selection, Ray placement groups, refused host allocations and compilers
+monitor, GPU selection (MIG instances, device lists), Ray placement groups, refused host allocations and compilers
 killed during a build; Ollama's VRAM-recovery warning is a fact of the run, not a diagnosis. For each log: the root cause, the phase
 its sidecar expects, and the first fix."""
 
@@ -26,7 +26,8 @@ FIRST_FIX = {
                           None: "unknown-engine-graphs"},
     "gpu.hardware.fault": "drain",
     "ray.memory-monitor.worker-killed": "reduce-host-memory",
-    "cuda.device.mig-visible-devices": "container-device",
+    # the MIG instance's own fixes where the log names one; else the device list comes first
+    "cuda.device.mig-visible-devices": {"mig": "container-device", "no-mig": "visible-devices"},
     "vllm.ray.placement-group-unsatisfiable": "fit-the-cluster",
     "host.memory.alloc-failed": "load-lean",
     "host.build.compiler-killed": "max-jobs",
@@ -82,7 +83,9 @@ def test_root_cause_phase_and_first_fix(log):
     if "gap" not in meta:  # a known miss of the phase is listed by 'logkb test'
         assert report["phase"] == expect["phase"]
     first = FIRST_FIX[family]
-    if isinstance(first, dict):
+    if family == "cuda.device.mig-visible-devices":
+        first = first["mig" if "mig_uuid" in finding["facts"] else "no-mig"]
+    elif isinstance(first, dict):
         first = first["ascend" if "npu_kernel_fault" in report["facts"] else report["engine"]]
     assert finding["fixes"][0]["id"] == first
 

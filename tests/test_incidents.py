@@ -323,6 +323,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CS
+    # PyTorch's device-index assertion in a Ray actor of a cluster without MIG: a device list, not MIG
+    ("vllm/cuda.device.mig-visible-devices--OpenRLHF-OpenRLHF-866.log", "cuda.device.mig-visible-devices",
+     "device-check", "vllm"),
     # batch CR
     # a shell's 'Killed' closing a Markdown code span, after llama.cpp's converter's per-tensor lines
     ("host/host.oom-killed--ggml-org-llama.cpp-5156.log", "host.oom-killed", "weight-loading", "llamacpp"),
