@@ -323,6 +323,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CV
+    # a bare 'CUDA error: out of memory' under Wan2GP's load_models frame: the weight-loading family
+    ("pytorch/pytorch.cuda.oom-weight-loading--deepbeepmeep-Wan2GP-1277.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
     # batch CS
     # PyTorch's device-index assertion in a Ray actor of a cluster without MIG: a device list, not MIG
     ("vllm/cuda.device.mig-visible-devices--OpenRLHF-OpenRLHF-866.log", "cuda.device.mig-visible-devices",
