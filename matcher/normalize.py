@@ -6,7 +6,8 @@ service prefixes (``vllm-1  | ``), syslog and journalctl prefixes
 ``kubectl logs --prefix`` prefixes, vLLM's process tags (``(EngineCore_DP0 pid=1)``),
 logging headers (vLLM's, SGLang's, uvicorn's, llama.cpp's timestamped ``7.51.187.428 I ``),
 vLLM-Omni's pipeline stage tags (``[Stage-0]``), Python rich's level and path columns (whose
-long messages go on under their own column: :func:`continues_record`), and JSON log records.
+long messages go on under their own column: :func:`continues_record`), JSON log records, and
+the Markdown code mark a paste leaves on a log's first or last line.
 Patterns are written against the engine's own message, so the wrapping goes first.
 """
 
