@@ -925,3 +925,37 @@ def test_a_converter_killed_for_host_memory_gets_the_converters_own_fix_first():
     fixes = [f["id"] for f in root["fixes"]]
     assert fixes[0] == "convert-with-less-ram" and "--use-temp-file" in root["fixes"][0]["change"]
     assert "lower-loading-ram" not in fixes and "smaller-model" not in fixes
+
+
+@pytest.mark.parametrize("log", [
+    "pytorch/pytorch.cuda.oom--Comfy-Org-ComfyUI-10277.log",  # only ComfyUI's own tip under the message
+    "pytorch/pytorch.cuda.oom--kijai-ComfyUI-GIMM-VFI-15.log",  # a custom node's traceback under ComfyUI's folder
+])
+def test_a_comfyui_out_of_memory_gets_comfyuis_knobs_not_a_scripts_batch_size(log) -> None:
+    """ComfyUI's memory settings are its launch flags and the workflow's sizes: a training
+    script's batch size, TRL's sequence length and tensor parallelism are not knobs it has."""
+    found = report(CORPUS / log)
+    assert found["root_cause"] == "pytorch.cuda.oom"
+    root = found["findings"][0]
+    ids = [fix["id"] for fix in root["fixes"]]
+    assert "smaller-workflow-comfyui" in ids and "smaller-model-comfyui" in ids
+    assert "smaller-batch" not in ids and "smaller-model" not in ids
+    workflow = next(fix for fix in root["fixes"] if fix["id"] == "smaller-workflow-comfyui")
+    assert "--lowvram" in workflow["change"] and "VAE Decode (Tiled)" in workflow["change"]
+
+
+def test_a_comfyui_loader_node_out_of_memory_is_weight_loading_with_comfyuis_offload() -> None:
+    """The node type of ComfyUI's error report (UNETLoader) places the error while a model
+    loads; the fixes are ComfyUI's offload flags and lower-precision files, not Hugging Face's
+    device_map or from_pretrained arguments."""
+    found = report(CORPUS / "pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-6176.log")
+    assert (found["root_cause"], found["phase"]) == ("pytorch.cuda.oom-weight-loading", "weight-loading")
+    ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
+    assert {"offload-comfyui", "fewer-bytes-per-weight-comfyui"} <= set(ids)
+    assert not {"split-over-gpus-hf", "fewer-bytes-per-weight-hf", "offload-to-cpu-hf"} & set(ids)
+
+
+def test_a_comfyui_cuda_runtime_out_of_memory_leads_with_the_workflow_not_the_script() -> None:
+    found = report(CORPUS / "pytorch/cuda.runtime.out-of-memory--Comfy-Org-ComfyUI-10566.log")
+    ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
+    assert ids[0] == "smaller-workflow-comfyui" and "smaller-batch-script" not in ids

@@ -161,6 +161,23 @@ def test_incidents_carry_their_process_tag():
     assert root(report)["incidents"][0]["origin"] == "(VllmWorker rank=3 pid=1090)"
 
 
+def test_a_ray_actors_repr_in_its_process_tag_is_taken_off_its_traceback():
+    """Ray tags an actor's lines with the actor's repr where it has one: '(ActorWorker(reference-0)
+    pid=7034, ip=...)'. Under that tag the frames are still read: a traceback cut inside
+    Megatron's schedules is an error cut before its exception, in a training step."""
+    (report,) = scan(CORPUS / "pytorch/pytorch.cuda.oom--alibaba-ROLL-159.log")
+    finding = root(report)
+    assert (finding["id"], report["phase"]) == ("uncatalogued", "serving")
+    assert finding["incidents"][0]["origin"] == "(ActorWorker(reference-0) pid=7034, ip=22.1.34.130)"
+
+
+def test_ray_1s_process_tag_is_taken_off_its_lines():
+    """Ray before 2.0 tagged a worker's lines '(pid=3047)' and the raylet's '(pid=raylet)'."""
+    (report,) = scan(CORPUS / "nonmemory/nonmemory-other--RLinf-RLinf-624.log")
+    assert root(report)["id"] == "uncatalogued"
+    assert root(report)["incidents"][0]["origin"].startswith("(pid=")
+
+
 def _watched(log: Path) -> dict:
     """The checklist ``logkb watch`` prints at the end, as a report dictionary, fed in small
     chunks; the scanner (pipeline.scanner's, as watch builds it) is built once, not per log."""
@@ -323,6 +340,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CX
+    # ComfyUI's dialog copied with the loader node's name above the out-of-memory: weight loading
+    ("pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-5886.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", "pytorch"),
+    # batch CW
+    # the Trainer's call of its training step, where the paste ends: a cut traceback in a step
+    ("pytorch/pytorch.cuda.oom--modelscope-ms-swift-5292.log", "uncatalogued", "serving", None),
     # batch CV
     # a bare 'CUDA error: out of memory' under Wan2GP's load_models frame: the weight-loading family
     ("pytorch/pytorch.cuda.oom-weight-loading--deepbeepmeep-Wan2GP-1277.log", "pytorch.cuda.oom-weight-loading",

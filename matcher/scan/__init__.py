@@ -338,6 +338,7 @@ class RunScan:
             event.frames = [f for _, f in self.phases.frames]
             event.frame_phase, event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
             event.last_frame_line = max(line_no, self._joined_until)
+            event.last_frame_origin = message.origin
             event.last_frame_ipython = is_ipython_frame(text)
             event.traceback_error = event.traceback_error or message.error_level
             event.frames_logged = event.frames_logged or (message.header and not message.error_level)

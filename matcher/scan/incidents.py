@@ -107,6 +107,7 @@ class Event(msgspec.Struct, eq=False):
     native_phase: str | None = None  # the phase the innermost mapped frame of a native stack after the error names
     marker_phase: str | None = None  # the phase markers had set when the event began
     last_frame_line: int = 0
+    last_frame_origin: str | None = None  # the process tag of the line the last frame came on
     last_frame_ipython: bool = False  # IPython prints source lines under it (IPYTHON_SOURCE_LINES)
     last_exception_line: int = 0
     header: tuple[str, Seen] | None = None  # the exception class an IPython traceback header names, and the header
@@ -250,7 +251,8 @@ class Resolver(msgspec.Struct, eq=False):
             phase, source = event.phase_of_frames()
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
-                seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, facts())
+                seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames),
+                            event.last_frame_origin, facts())
                 basis = f"partial: the exception line is not in this log{_shown_by(phase, source)}"
                 incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE, basis)
                 incident.notes.append("The traceback ends before its exception line: confirm the error in the full log.")
@@ -296,7 +298,8 @@ class Resolver(msgspec.Struct, eq=False):
             named, header = f"; its header names {event.header[0]}", event.header[1]
             seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, {})
         else:
-            seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames), None, {})
+            seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames),
+                        event.last_frame_origin, {})
         incident = _incident(seen, "partial", CUT_TRACEBACK_CONFIDENCE,
                              f"uncatalogued: a traceback cut before its exception line{named}{_shown_by(phase, source)}")
         incident.notes.append("The traceback ends before its exception line: find the error in the full log.")
