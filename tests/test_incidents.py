@@ -171,6 +171,15 @@ def test_a_ray_actors_repr_in_its_process_tag_is_taken_off_its_traceback():
     assert finding["incidents"][0]["origin"] == "(ActorWorker(reference-0) pid=7034, ip=22.1.34.130)"
 
 
+def test_numpys_refused_array_is_host_memory():
+    """NumPy's _ArrayMemoryError (the last line of corpus log nnUNet-2912, which also holds the
+    GPU out-of-memory nnU-Net caught before it) is host RAM refusing an array."""
+    line = (CORPUS / "pytorch/pytorch.cuda.oom--MIC-DKFZ-nnUNet-2912.log").read_bytes().splitlines()[-1]
+    assert line.startswith(b"numpy.")
+    (report,) = scan("-", stdin=line + b"\n")
+    assert root(report)["id"] == "host.memory.alloc-failed"
+
+
 def test_ray_1s_process_tag_is_taken_off_its_lines():
     """Ray before 2.0 tagged a worker's lines '(pid=3047)' and the raylet's '(pid=raylet)'."""
     (report,) = scan(CORPUS / "nonmemory/nonmemory-other--RLinf-RLinf-624.log")
@@ -340,6 +349,11 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch CY
+    # fairseq's 'WARNING: ran out of memory, skipping batch' (Boltz) on Lightning's predict bar
+    ("pytorch/pytorch.cuda.oom--jwohlwend-boltz-167.log", "pytorch.cuda.oom", "serving", None),
+    # XLA's stream-executor allocator under JAX (ColabFold), after the program's own words
+    ("pytorch/cuda.runtime.out-of-memory--YoshitakaMo-localcolabfold-155.log", "cuda.runtime.out-of-memory", None, None),
     # batch CX
     # ComfyUI's dialog copied with the loader node's name above the out-of-memory: weight loading
     ("pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-5886.log", "pytorch.cuda.oom-weight-loading",
