@@ -37,10 +37,12 @@ _PREFIXES = re.compile(
     | (?P<export>(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY))\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
     | (?P<stamp>\[)\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | (?P<origin>\(\w[\w-]{0,63}(?:,?\ \w{1,16}=[\w.:]{1,45}){0,3}\)|\(\w[\w-]{0,63}\([^()]{0,64}\)(?:,?\ \w{1,16}=[\w.:]{1,45}){1,3}\)
-                 |\(pid=(?:\d{1,10}|[a-z_]{1,16})(?:,\ ip=[\w.:]{1,45})?\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\])\ ?
+                 |\(pid=(?:\d{1,10}|[a-z_]{1,16})(?:,\ ip=[\w.:]{1,45})?\)|\[rank\d{1,5}\]:|\[Stage-\d{1,3}\]
+                 |\d{1,5}:(?=\ (?:\ {2,4}File\ "|\ {4}\S|Traceback\ \(|[\w.]{1,80}(?:Error|Exception):|\[rank\d|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b)))\ ?
         # vLLM "(EngineCore_DP0 pid=1)", Ray's "(Actor pid=9, ip=10.0.0.2)", with the actor's repr where it has one
         # ("(ActorWorker(reference-0) pid=7, ip=...)") and in Ray 1's form "(pid=3047)", "(pid=raylet)";
-        # torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"
+        # torch.distributed "[rank0]:"; vLLM-Omni "[Stage-0]"; Slurm's task label (srun --label, "0: ") before a
+        # traceback, an exception or a logging record
     | (?P<level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?\ (?:\[[^\]]{1,80}\]|[\w./-]{1,80}:\d+\])\ ?  # vLLM logging header
     | \[[\w.-]{1,32}\]\ (?=\(\w[\w-]{0,63}(?:,?\ \w{1,16}=[\w.:]{1,45}){1,3}\)\ |(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\ \d\d-\d\d\ \d\d:)  # a runner's label before a process tag or vLLM's header: "[vllm] (Worker_DP6_EP6 pid=3853) "
     | (?P<pid>\[\d{1,7}\])\ (?=\d{1,6}\.\d\d\.\d{3}\.\d{3}\ [IWED]\ )          # a supervisor's process-id tag before a llama.cpp header

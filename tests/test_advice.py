@@ -959,3 +959,13 @@ def test_a_comfyui_cuda_runtime_out_of_memory_leads_with_the_workflow_not_the_sc
     found = report(CORPUS / "pytorch/cuda.runtime.out-of-memory--Comfy-Org-ComfyUI-10566.log")
     ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
     assert ids[0] == "smaller-workflow-comfyui" and "smaller-batch-script" not in ids
+
+
+def test_an_out_of_memory_while_onnx_runtime_builds_a_session_gets_onnx_runtimes_fix() -> None:
+    """cuBLAS could not allocate while ONNX Runtime built a session (VOICEVOX): the phase is
+    weight loading, but PyTorch's and Hugging Face's loading knobs do not reach ONNX Runtime."""
+    found = report(CORPUS / "pytorch/cuda.runtime.out-of-memory--VOICEVOX-voicevox_engine-513.log")
+    assert (found["root_cause"], found["phase"]) == ("cuda.runtime.out-of-memory", "weight-loading")
+    ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
+    assert ids[0] == "ort-session-memory" and "unknown-engine" not in ids
+    assert "gpu_mem_limit" in found["findings"][0]["fixes"][0]["change"]

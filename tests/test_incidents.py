@@ -349,6 +349,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DA
+    # cuBLAS failing while ONNX Runtime builds a session (VOICEVOX): the runtime's, not PyTorch's, weight loading
+    ("pytorch/cuda.runtime.out-of-memory--VOICEVOX-voicevox_engine-513.log", "cuda.runtime.out-of-memory",
+     "weight-loading", None),
+    # batch CZ
+    # Slurm's task label ('0: ', srun --label) before every line of an FSDP job's traceback
+    ("pytorch/pytorch.cuda.oom--awslabs-awsome-distributed-ai-220.log", "pytorch.cuda.oom", "serving", None),
     # batch CY
     # fairseq's 'WARNING: ran out of memory, skipping batch' (Boltz) on Lightning's predict bar
     ("pytorch/pytorch.cuda.oom--jwohlwend-boltz-167.log", "pytorch.cuda.oom", "serving", None),
