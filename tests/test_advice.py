@@ -969,3 +969,11 @@ def test_an_out_of_memory_while_onnx_runtime_builds_a_session_gets_onnx_runtimes
     ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
     assert ids[0] == "ort-session-memory" and "unknown-engine" not in ids
     assert "gpu_mem_limit" in found["findings"][0]["fixes"][0]["change"]
+
+
+def test_physxs_gpu_allocator_failing_leads_with_fewer_simulated_environments() -> None:
+    found = report(CORPUS / "pytorch/cuda.runtime.out-of-memory--isaac-sim-IsaacGymEnvs-256.log")
+    assert found["root_cause"] == "cuda.runtime.out-of-memory"
+    fixes = found["findings"][0]["fixes"]
+    assert fixes[0]["id"] == "physx-fewer-envs" and "num_envs" in fixes[0]["change"]
+    assert "unknown-engine" not in [fix["id"] for fix in fixes]

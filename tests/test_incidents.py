@@ -349,6 +349,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DB
+    # PhysX's GPU allocator under Isaac Gym, in a job log with timestamps and a '[job]' tag
+    ("pytorch/cuda.runtime.out-of-memory--isaac-sim-IsaacGymEnvs-256.log", "cuda.runtime.out-of-memory", None, None),
     # batch DA
     # cuBLAS failing while ONNX Runtime builds a session (VOICEVOX): the runtime's, not PyTorch's, weight loading
     ("pytorch/cuda.runtime.out-of-memory--VOICEVOX-voicevox_engine-513.log", "cuda.runtime.out-of-memory",
