@@ -60,6 +60,10 @@ _RICH_LEVEL = re.compile(r"(?:\[\d\d:\d\d:\d\d(?:[.,]\d{1,6})?\] )?(DEBUG|INFO|W
 _RICH_PATH = re.compile(r"(?<=\S) {2,}[\w.-]{1,80}\.py:\d{1,6} *$")
 _RICH_TAIL = 120  # the path column is looked for in a line's last characters only
 
+# GitHub's web view of an Actions log links every number that matches a line of the log to that
+# line; a copy of the rendered page keeps the links in Markdown, inside the text:
+# "line 2:  23[57](https://github.com/o/r/runs/1?check_suite_focus=true#step:6:58) Killed".
+_ACTIONS_LINE_LINK = re.compile(r"\[(\d{1,9})\]\(https://github\.com/[^()\s]{1,400}#step:\d{1,4}:\d{1,9}\)")
 _RAY_REPEATED = re.compile(r" ?\[repeated \d{1,9}x across cluster\]$")
 _STAGE = re.compile(r"(?: (?:TP|DP|PP|EP)\d{1,5}){1,3}")  # the parallel ranks SGLang puts in its header
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
@@ -149,6 +153,8 @@ def parse_line(line: str) -> Message:
         line = _json_message(stripped, depth=0) or line
         if "\x1b" in line:  # the colours a container's program printed, kept in its JSON record
             line = _ANSI.sub("", line)
+    if "](https://github.com/" in line:
+        line = _ACTIONS_LINE_LINK.sub(r"\1", line)
     if "`" in line:  # before the prefixes ("`[rank0]: ..."), and again after them ("vllm-1  | `Traceback")
         line = _without_code_mark(line)
     if line.endswith("^M"):  # a carriage return as a pager or `cat -v` shows it, pasted as two characters

@@ -349,6 +349,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DC
+    # a shell's kill report copied from GitHub's web view of an Actions log, its pid split by a line link
+    ("host/host.oom-killed--Azure-azureml-assets-149.log", "host.oom-killed", None, None),
     # batch DB
     # PhysX's GPU allocator under Isaac Gym, in a job log with timestamps and a '[job]' tag
     ("pytorch/cuda.runtime.out-of-memory--isaac-sim-IsaacGymEnvs-256.log", "cuda.runtime.out-of-memory", None, None),
