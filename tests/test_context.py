@@ -97,6 +97,16 @@ def test_a_forward_pass_ends_a_load_in_a_program_but_not_in_a_serving_engine():
     assert tracker.in_force(7, "vllm") == ("weight-loading", "marker")
 
 
+def test_a_forward_pass_alone_leaves_a_serving_engines_phase_open():
+    """A serving engine runs its model during start-up too (profiling, warmup, graph capture):
+    with no frame or marker of its own, a forward pass does not show that it was serving."""
+    tracker = _tracker()
+    tracker.start_traceback()
+    tracker.add_frame(5, '  File "/app/model.py", line 40, in forward')
+    assert tracker.in_force(7, "pytorch") == ("serving", "fallback")
+    assert tracker.in_force(7, "vllm") == ("unknown", "unknown")
+
+
 def test_native_frame_lines_are_told_from_code_and_prose():
     frames = ["#3 llama_decode (ctx=0x0) at llama.cpp:123", "  9: candle_transformers::models::falcon::Falcon::load",
               "runtime.cgocall(0x564221a518d0, 0xc000047268)", "  current device: 0, in function ggml_cuda_cpy",

@@ -1512,6 +1512,36 @@ def test_a_models_forward_pass_is_the_workload_only_where_nothing_more_specific_
     assert report["root_cause"] == root_cause and report["phase"] == phase
 
 
+BARE_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "23.64 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.60 GiB memory in "
+            "use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 260.00 MiB is reserved by PyTorch but "
+            "unallocated.\n")
+
+
+@pytest.mark.parametrize(("before", "phase", "source"), [
+    # nn.Module.__call__ of PyTorch before 1.5, and any module's forward
+    ('Traceback (most recent call last):\n  File "/env/lib/python3.7/site-packages/torch/nn/modules/module.py", '
+     'line 489, in __call__\n    result = self.forward(*input, **kwargs)\n', "serving", "fallback"),
+    ('Traceback (most recent call last):\n  File "/env/lib/python3.11/site-packages/diffusers/models/unets/'
+     'unet_2d_condition.py", line 1200, in forward\n    sample = self.conv_in(sample)\n', "serving", "fallback"),
+    # the code line under a user's frame calls an attention kernel
+    ('Traceback (most recent call last):\n  File "/app/attention.py", line 253, in attend\n'
+     "    y = torch.nn.functional.scaled_dot_product_attention(q, k, v)\n", "serving", "fallback"),
+    # the Trainer's line as its epochs begin, and Unsloth's banner in its place
+    ("[INFO|trainer.py:2414] 2025-03-01 10:00:00,000 >> ***** Running training *****\n", "serving", "marker"),
+    ("   \\\\   /|    Num examples = 500 | Num Epochs = 1\n", "serving", "marker"),
+    # a vLLM model's forward alone: vLLM runs it while profiling and capturing graphs as well
+    ('Traceback (most recent call last):\n  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/'
+     'models/qwen2_vl.py", line 400, in forward\n    x = self.patch_embed(x)\n  File "/usr/local/lib/python3.12/'
+     'dist-packages/torch/nn/modules/module.py", line 1762, in _call_impl\n    return forward_call(*args, **kwargs)\n',
+     "unknown", "unknown"),
+])
+def test_a_forward_pass_or_a_training_loops_line_shows_the_workload(before, phase, source):
+    (report,) = scan("-", stdin=(before + BARE_OOM).encode())
+    assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", phase)
+    assert root(report)["incidents"][0]["phase_source"] == source
+
+
 def test_a_marker_after_the_error_still_replaces_a_fallback_phase():
     """TGI logs the warmup that failed after the shard's traceback: that marker names the step
     the forward pass ran in."""

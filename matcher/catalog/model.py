@@ -388,7 +388,7 @@ class FrameMap(FactEntry, frozen=True, eq=False, kw_only=True, dict=True):
     KIND: ClassVar[str] = "frame-map"
 
     enters_phase: str
-    fallback: bool = False  # names the phase only where no other frame map or phase marker does
+    fallback: bool = False  # names the phase only where no other frame map or phase marker does, outside serving engines
 
 
 # The class of each ``kind:``.

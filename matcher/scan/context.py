@@ -25,11 +25,13 @@ LIFECYCLE = ("device-check", "weight-loading", "memory-profiling", "kv-cache-all
 WEIGHT_LOADING = LIFECYCLE[1]
 
 
-def forward_ends_loading(engine: str | None) -> bool:
-    """Whether a model's forward pass in a traceback after a weight-loading marker says the load
-    is over and the program's own work runs: loading moves tensors and runs no model. A serving
-    engine runs its model next to profile memory, warm up or capture graphs, steps that its own
-    markers and frames name, so under one the marker stays."""
+def forward_is_workload(engine: str | None) -> bool:
+    """Whether a model's forward pass in a traceback shows the program's own work (logkb's
+    serving phase), even after a weight-loading marker: loading moves tensors and runs no
+    model. A serving engine also runs its model during start-up, to profile memory, warm up or
+    capture graphs, steps that its own markers and frames name; under one, a forward pass
+    alone settles nothing (a paste of a traceback's tail keeps the model's frames and loses
+    the engine's)."""
     return engine is None or engine in ENGINE_AGNOSTIC
 
 
@@ -139,19 +141,19 @@ class PhaseTracker(msgspec.Struct, eq=False):
 
     def in_force(self, line_no: int, engine: str | None = None) -> tuple[str, str]:
         """The phase at a line and where it comes from: the frames of the traceback it closes,
-        the last marker, the traceback's fallback frames (which a marker after the error may
-        still replace, and which decide over a weight-loading marker in a program of
-        ``engine``, see forward_ends_loading), or nothing."""
+        the last marker, the traceback's fallback frames in a program of ``engine`` (which a
+        marker after the error may still replace, and which decide over a weight-loading
+        marker, see forward_is_workload), or nothing."""
         recent = bool(self.recent_frames(line_no))
         if self.frame_phase and recent:
             return self.frame_phase, "frames"
         if self.native_phase and not self.native_explains_error and line_no - self.native_line <= FRAME_GAP \
                 and not (self.phases and self.phases[-1][1] > self.native_line):
             return self.native_phase, "frames"  # a native stack printed before the error it explains (Go's panic)
-        if self.phase and not (self.phase == WEIGHT_LOADING and self.fallback_phase and recent
-                               and forward_ends_loading(engine)):
+        workload = self.fallback_phase is not None and recent and forward_is_workload(engine)
+        if self.phase and not (self.phase == WEIGHT_LOADING and workload):
             return self.phase, "marker"
-        if self.fallback_phase and recent:
+        if workload and self.fallback_phase:
             return self.fallback_phase, "fallback"
         return "unknown", "unknown"
 

@@ -29,7 +29,7 @@ import msgspec
 
 from ..catalog import Pattern, ProblemSignature
 from ..findings import MAX_LINES_KEPT, UNCATALOGUED, Incident
-from .context import FRAME_GAP, WEIGHT_LOADING, forward_ends_loading
+from .context import FRAME_GAP, WEIGHT_LOADING, forward_is_workload
 from .lines import ERROR_WORDS, IPYTHON_SOURCE_LINES, NATIVE_FRAME, search
 from .symptoms import SymptomMatch, Symptoms, exception_line
 
@@ -147,13 +147,14 @@ class Event(msgspec.Struct, eq=False):
         """An error logged before its traceback (vLLM logs the error, then the traceback; a
         paste may put the exception first; ggml and Go print the native stack after the
         error): where nothing decided the phase of a line, the frames of the event's
-        traceback do, and in a program of ``engine`` a model's forward pass also decides over
-        a weight-loading marker (see forward_ends_loading)."""
+        traceback do, and in a program of ``engine`` a model's forward pass does too, also over
+        a weight-loading marker (see forward_is_workload)."""
         mapped = self.frame_phase or self.native_phase
-        if mapped is None and self.fallback_phase is None:
+        fallback = self.fallback_phase if forward_is_workload(engine) else None
+        if mapped is None and fallback is None:
             return
-        phase, source = (mapped, "frames") if mapped else (self.fallback_phase, "fallback")
-        over_loading = source == "fallback" and forward_ends_loading(engine)
+        phase, source = (mapped, "frames") if mapped else (fallback, "fallback")
+        over_loading = source == "fallback"
         for _, incident in self.hits.values():
             if _frames_decide(incident.phase, incident.phase_source, over_loading):
                 incident.phase, incident.phase_source = phase, source
@@ -161,14 +162,15 @@ class Event(msgspec.Struct, eq=False):
             if _frames_decide(seen.phase, seen.phase_source, over_loading):
                 seen.phase, seen.phase_source = phase, source
 
-    def phase_of_frames(self) -> tuple[str, str]:
+    def phase_of_frames(self, engine: str | None) -> tuple[str, str]:
         """The phase of a traceback read from its frames alone: a frame map's, else the
-        markers', else a fallback frame map's."""
+        markers', else, in a program of ``engine``, a fallback frame map's (see
+        forward_is_workload)."""
         if self.frame_phase:
             return self.frame_phase, "frames"
         if self.marker_phase:
             return self.marker_phase, "marker"
-        if self.fallback_phase:
+        if self.fallback_phase and forward_is_workload(engine):
             return self.fallback_phase, "fallback"
         return "unknown", "unknown"
 
@@ -248,7 +250,7 @@ class Resolver(msgspec.Struct, eq=False):
         # event says what failed: an error line no signature explains (a JIT build's
         # "collect2: error: ld returned 1 exit status") is what the traceback reports.
         if event.cut_by_input_end(input_ended_at) and not event.errors and not event.fatals:
-            phase, source = event.phase_of_frames()
+            phase, source = event.phase_of_frames(engine)
             owner = self.symptoms.owner("gpu-oom", None, phase, engine, facts(), innermost_frame=event.frames[-1])
             if owner is not None:
                 seen = Seen(event.last_frame_line, event.frames[-1], phase, source, list(event.frames),
@@ -268,7 +270,7 @@ class Resolver(msgspec.Struct, eq=False):
         symptom = self.symptoms.of_exception(f"{type_name}:")
         if symptom is None:
             return None
-        phase, source = event.phase_of_frames()
+        phase, source = event.phase_of_frames(self.engine())
         seen = Seen(header.line, header.text, phase, source, list(event.frames), header.origin, header.context_facts)
         return SymptomMatch(symptom.name, symptom.form, "the traceback's header names the exception, and the log ends "
                             "before its message"), seen
@@ -282,17 +284,17 @@ class Resolver(msgspec.Struct, eq=False):
             (event.errors[0] if event.errors and not wrapped else None)
         if seen is None:
             bare = len(event.frames) >= 2 and not event.frames_logged  # a paste that starts below the header
-            return self._cut_traceback(event) if cut and (event.traceback_error or bare) and not wrapped else None
+            return self._cut_traceback(event, self.engine()) if cut and (event.traceback_error or bare) and not wrapped else None
         incident = _incident(seen, "exact", 1.0, "uncatalogued: no signature explains this error")
         if cut:
             incident.notes.append("A traceback after it is cut before its exception line.")
         return incident
 
     @staticmethod
-    def _cut_traceback(event: Event) -> Incident:
+    def _cut_traceback(event: Event, engine: str | None) -> Incident:
         """An error's traceback that the input cuts before its exception line, with nothing
         else in the event: the error is not in the log, but its frames say where it was raised."""
-        phase, source = event.phase_of_frames()
+        phase, source = event.phase_of_frames(engine)
         named = ""
         if event.header is not None:  # IPython's header names the class: the line that stands for the lost one
             named, header = f"; its header names {event.header[0]}", event.header[1]
