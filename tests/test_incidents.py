@@ -349,6 +349,18 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DE
+    # llama-server ending a request whose context filled with context shift off, in GPUStack's
+    # llama-box access log: a request over its context, with llama.cpp's knobs
+    ("llamacpp/request.context-length-exceeded--gpustack-gpustack-1241.log", "request.context-length-exceeded",
+     "request-validation", "llamacpp"),
+    # a loader named after the part it loads (musubi-tuner's load_<model>_text_encoder), in a
+    # Windows paste whose frames lost their indentation
+    ("pytorch/pytorch.cuda.oom-weight-loading--kohya-ss-musubi-tuner-978.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # batch DD
+    # llama-perplexity's run over its chunks, before ggml's CUDA pool runs out in its backtrace
+    ("llamacpp/llamacpp.gpu.alloc-failed--ggml-org-llama.cpp-14939.log", "llamacpp.gpu.alloc-failed", "serving", None),
     # batch DC
     # a shell's kill report copied from GitHub's web view of an Actions log, its pid split by a line link
     ("host/host.oom-killed--Azure-azureml-assets-149.log", "host.oom-killed", None, None),
