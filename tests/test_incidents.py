@@ -349,6 +349,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DG
+    # bash's report of a child killed by SIGKILL, its padding collapsed by a paste outside a code block
+    ("host/host.oom-killed--Naver-AI-Hackathon-AI-Vision-200.log", "host.oom-killed", None, None),
+    # batch DF
+    # uvicorn's access log of an application's own POST endpoint (a TTS server's /clone_voice): serving
+    ("pytorch/pytorch.cuda.oom--HuiResearch-FlashTTS-9.log", "pytorch.cuda.oom", "serving", None),
+    # fairseq's trainer logging the out-of-memory of a batch it skips: a step of the workload
+    ("pytorch/pytorch.cuda.oom-fragmentation--pytorch-pytorch-93378.log", "pytorch.cuda.oom", "serving", None),
     # batch DE
     # llama-server ending a request whose context filled with context shift off, in GPUStack's
     # llama-box access log: a request over its context, with llama.cpp's knobs
@@ -1552,6 +1560,15 @@ def test_a_forward_pass_or_a_training_loops_line_shows_the_workload(before, phas
     (report,) = scan("-", stdin=(before + BARE_OOM).encode())
     assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", phase)
     assert root(report)["incidents"][0]["phase_source"] == source
+
+
+def test_a_post_that_loads_a_model_is_not_a_request_served():
+    """uvicorn's access log of an application's own POST endpoint is a request its loaded model
+    served, but an endpoint that loads or starts something says nothing of the kind."""
+    for path, phase in (("/generate", "serving"), ("/load_model", "unknown")):
+        log = f'INFO:     127.0.0.1:57850 - "POST {path} HTTP/1.1" 200 OK\n' + BARE_OOM
+        (report,) = scan("-", stdin=log.encode())
+        assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", phase)
 
 
 def test_a_marker_after_the_error_still_replaces_a_fallback_phase():
