@@ -349,6 +349,13 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DH
+    # DALI's 'CUDA allocation failed' under its PyTorch iterator: the runtime's out-of-memory, in a training loop
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-DALI-2836.log", "cuda.runtime.out-of-memory", "serving", None),
+    # CuPy's memory pool ('Out of memory allocating N bytes (allocated so far: M bytes)'), relayed by Chainer
+    ("pytorch/cuda.runtime.out-of-memory--cupy-cupy-2537.log", "cuda.runtime.out-of-memory", None, None),
+    # PyTorch's 'Tried to allocate more than 1EB memory': a garbage size, no memory diagnosis
+    ("pytorch/nomatch-pytorch--open-mmlab-mmdetection-11096.log", "uncatalogued", None, None),
     # batch DG
     # bash's report of a child killed by SIGKILL, its padding collapsed by a paste outside a code block
     ("host/host.oom-killed--Naver-AI-Hackathon-AI-Vision-200.log", "host.oom-killed", None, None),
