@@ -349,6 +349,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DI
+    # SPECFEM's own check: 'CUDA error' and the runtime's 'out of memory' with separators of its own
+    ("pytorch/cuda.runtime.out-of-memory--SPECFEM-specfem3d-1344.log", "cuda.runtime.out-of-memory", None, None),
+    # ONNX Runtime's CUDA provider ('CUDA failure 2: out of memory'), glued to a progress bar
+    ("pytorch/cuda.runtime.out-of-memory--hacksider-Deep-Live-Cam-584.log", "cuda.runtime.out-of-memory", None, None),
+    # TensorRT deserializing an engine under a PyTorch program's loader: TensorRT's out-of-memory, not
+    # PyTorch's weight-loading family, whose knobs do not reach TensorRT's allocator
+    ("pytorch/cuda.runtime.out-of-memory--open-mmlab-Live2Diff-9.log", "cuda.runtime.out-of-memory", None, None),
     # batch DH
     # DALI's 'CUDA allocation failed' under its PyTorch iterator: the runtime's out-of-memory, in a training loop
     ("pytorch/cuda.runtime.out-of-memory--NVIDIA-DALI-2836.log", "cuda.runtime.out-of-memory", "serving", None),
@@ -1567,6 +1575,15 @@ def test_a_forward_pass_or_a_training_loops_line_shows_the_workload(before, phas
     (report,) = scan("-", stdin=(before + BARE_OOM).encode())
     assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", phase)
     assert root(report)["incidents"][0]["phase_source"] == source
+
+
+def test_tensorflows_out_of_memory_is_the_runtimes():
+    """TensorFlow's BFC allocator refusing a tensor: its own allocator, so the runtime's
+    out-of-memory, not PyTorch's."""
+    log = ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+           "shape[32,3,224,224] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n")
+    (report,) = scan("-", stdin=log.encode())
+    assert report["root_cause"] == "cuda.runtime.out-of-memory"
 
 
 def test_a_post_that_loads_a_model_is_not_a_request_served():
