@@ -368,8 +368,6 @@ FROM_NEW_BATCHES = [
     # bash's report of a child killed by SIGKILL, its padding collapsed by a paste outside a code block
     ("host/host.oom-killed--Naver-AI-Hackathon-AI-Vision-200.log", "host.oom-killed", None, None),
     # batch DF
-    # uvicorn's access log of an application's own POST endpoint (a TTS server's /clone_voice): serving
-    ("pytorch/pytorch.cuda.oom--HuiResearch-FlashTTS-9.log", "pytorch.cuda.oom", "serving", None),
     # fairseq's trainer logging the out-of-memory of a batch it skips: a step of the workload
     ("pytorch/pytorch.cuda.oom-fragmentation--pytorch-pytorch-93378.log", "pytorch.cuda.oom", "serving", None),
     # batch DE
@@ -1584,15 +1582,6 @@ def test_tensorflows_out_of_memory_is_the_runtimes():
            "shape[32,3,224,224] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n")
     (report,) = scan("-", stdin=log.encode())
     assert report["root_cause"] == "cuda.runtime.out-of-memory"
-
-
-def test_a_post_that_loads_a_model_is_not_a_request_served():
-    """uvicorn's access log of an application's own POST endpoint is a request its loaded model
-    served, but an endpoint that loads or starts something says nothing of the kind."""
-    for path, phase in (("/generate", "serving"), ("/load_model", "unknown")):
-        log = f'INFO:     127.0.0.1:57850 - "POST {path} HTTP/1.1" 200 OK\n' + BARE_OOM
-        (report,) = scan("-", stdin=log.encode())
-        assert (report["root_cause"], report["phase"]) == ("pytorch.cuda.oom", phase)
 
 
 def test_a_marker_after_the_error_still_replaces_a_fallback_phase():
