@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from matcher.catalog import ProblemSignature, load_catalog
+
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 # family -> first fix, by the engine logkb recognised (None: it could not tell)
@@ -35,8 +37,8 @@ FIRST_FIX = {
 NOT_A_LACK_OF_MEMORY = ("cuda.kernel.fault", "gpu.hardware.fault")
 # Signatures that only report that a process failed (vLLM's engine core, TGI's shard): the root
 # cause of a known miss whose excerpt ends before the error they point at.
-WRAPPERS = frozenset(doc["id"] for path in (CORPUS.parent / "kb").rglob("*.yaml")
-                     if isinstance(doc := yaml.safe_load(path.read_text()), dict) and doc.get("wrapper"))
+WRAPPERS = frozenset(sig.id for sig in load_catalog().signatures.values()
+                     if isinstance(sig, ProblemSignature) and sig.wrapper)
 KNOWN_MISS = (None, "uncatalogued", *WRAPPERS)
 MEMORY_KNOB = re.compile(
     r"gpu[-_ ]memory[-_ ]utilization|mem[-_]fraction[-_]static|max[-_]model[-_]len|max[-_]num[-_](?:seqs|batched)"

@@ -150,11 +150,11 @@ class PhaseTracker(msgspec.Struct, eq=False):
         if self.native_phase and not self.native_explains_error and line_no - self.native_line <= FRAME_GAP \
                 and not (self.phases and self.phases[-1][1] > self.native_line):
             return self.native_phase, "frames"  # a native stack printed before the error it explains (Go's panic)
-        workload = self.fallback_phase is not None and recent and forward_is_workload(engine)
-        if self.phase and not (self.phase == WEIGHT_LOADING and workload):
+        fallback = self.fallback_phase if recent and forward_is_workload(engine) else None
+        if self.phase and not (self.phase == WEIGHT_LOADING and fallback):
             return self.phase, "marker"
-        if workload and self.fallback_phase:
-            return self.fallback_phase, "fallback"
+        if fallback:
+            return fallback, "fallback"
         return "unknown", "unknown"
 
     def _phase_of_frame(self, frame: str) -> tuple[str, bool] | None:
