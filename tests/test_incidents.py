@@ -1575,6 +1575,31 @@ def test_a_forward_pass_or_a_training_loops_line_shows_the_workload(before, phas
     assert root(report)["incidents"][0]["phase_source"] == source
 
 
+@pytest.mark.parametrize(("before", "root_cause", "phase"), [
+    # an unlabelled denoising loop, a labelled frame loop, a training loop begun at step 0
+    ("  2%|\u258e         | 1/40 [01:10<45:42, 68.14s/it]\n", "pytorch.cuda.oom", "serving"),
+    ("Processing:  99%|\u2589| 1732/1744 [08:43<00:03,  3.79frame/s]\n", "pytorch.cuda.oom", "serving"),
+    ("  0%|          | 0/4300 [00:02<?, ?it/s]\n", "pytorch.cuda.oom", "serving"),
+    # loading, downloading and finished bars say nothing about the step that failed
+    ("Loading checkpoint shards:  50%|#####     | 2/4 [00:10<00:10,  5.00s/it]\n", "pytorch.cuda.oom-weight-loading", "weight-loading"),
+    ("Fetching 16 files:  25%|##5       | 4/16 [00:03<00:09,  1.25it/s]\n", "pytorch.cuda.oom", "unknown"),
+    ("model.safetensors:  40%|####      | 400/1000 [00:04<00:06, 98.1MB/s]\n", "pytorch.cuda.oom", "unknown"),
+    ("100%|##########| 88/88 [00:03<00:00, 20.72it/s]\n", "pytorch.cuda.oom", "unknown"),
+])
+def test_an_unfinished_progress_bar_of_the_programs_loop_shows_the_workload(before, root_cause, phase):
+    (report,) = scan("-", stdin=(before + BARE_OOM).encode())
+    assert (report["root_cause"], report["phase"]) == (root_cause, phase)
+
+
+def test_a_ranks_error_glued_to_a_progress_bar_and_cut_is_still_read():
+    """A rank's watchdog report printed onto the training bar's line, the line cut by the
+    paste: the bar is the run's information, the cut text after it is the error."""
+    log = ("[1763]   1%|\u258f         | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602 11:17:52.185053341 "
+           "ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operati\n")
+    (report,) = scan("-", stdin=log.encode())
+    assert (report["root_cause"], report["phase"]) == ("nccl.watchdog.timeout", "serving")
+
+
 def test_tensorflows_out_of_memory_is_the_runtimes():
     """TensorFlow's BFC allocator refusing a tensor: its own allocator, so the runtime's
     out-of-memory, not PyTorch's."""

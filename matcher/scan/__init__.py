@@ -43,7 +43,7 @@ from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
 from .lines import (DIAGNOSING, ERROR_WORDS, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
-                    MIN_CUT_ANCHOR, Hit, LineMatcher, excluded_if_cut, is_ipython_frame, partial_match, search)
+                    MIN_CUT_ANCHOR, MIN_PARTIAL, Hit, LineMatcher, excluded_if_cut, is_ipython_frame, partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -619,6 +619,7 @@ class RunScan:
         if message.informational:
             return  # logged at info or debug level: its program called it information
         cut = self.lines.cut_in_anchor(text)
+        wanted = frozenset(pair for pair in wanted if not self._ends_early(pair, text))
         if self.event is None and not (message.error_level or ERROR_WORDS.search(text)) and (wanted or any(
                 not isinstance(self.scanner.signatures[index], DIAGNOSING) for index, _ in cut)):
             # A line the catalog knows that shows no error is a run's information, cut: a wording's,
@@ -638,6 +639,17 @@ class RunScan:
                 # One reading: where its context fails, a second wording would be a guess.
                 self._problem(sig, Hit({}, sig.patterns[pattern]), text, line_no, message.origin, False, cut=True)
                 return
+
+    def _ends_early(self, pair: tuple[int, int], text: str) -> bool:
+        """Whether a fact's or a marker's pattern matches ``text`` whole and the line goes on for
+        a wording's length after it: the cut is in what follows (a progress bar, then a rank's
+        error glued to it), not in the fact."""
+        index, pattern = pair
+        sig = self.scanner.signatures[index]
+        if isinstance(sig, DIAGNOSING):
+            return False
+        match = search(sig.patterns[pattern].compiled, text, sig)
+        return match is not None and len(text.rstrip()) - match.end() >= MIN_PARTIAL
 
     def _cut_rank(self, index: int) -> tuple[bool, tuple[bool, int]]:
         """Where several wordings start the way a cut line does, the cut may have hidden what
