@@ -349,6 +349,26 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DL
+    # Colossal-AI's lazy init materializing a model's parameters on the GPU: weight loading
+    ("pytorch/pytorch.cuda.oom-weight-loading--hpcaitech-ColossalAI-5068.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # torchtitan's 'Training starts at step N' before a rank's kernel fault relayed by NCCL's watchdog
+    ("pytorch/cuda.kernel.fault--pytorch-torchtitan-810.log", "cuda.kernel.fault", "serving", None),
+    # TensorRT 8.6's allocator line with its namespaced function name is the decisive line
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-TensorRT-3017.log", "cuda.runtime.out-of-memory", None, None),
+    # batch DK
+    # a Go server relaying its worker's 'exit status 137'
+    ("host/host.oom-killed--rishikanthc-Scriberr-149.log", "host.oom-killed", None, None),
+    # cuML's RMM out-of-memory inside an estimator's fit: the workload
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-cuml-4067.log", "cuda.runtime.out-of-memory", "serving", None),
+    # CatBoost's own GPU memory pool refusing a request
+    ("pytorch/cuda.runtime.out-of-memory--catboost-catboost-2750.log", "cuda.runtime.out-of-memory", None, None),
+    # text-generation-webui's chat prompt that did not fit its truncation length
+    ("pytorch/request.context-length-exceeded--oobabooga-textgen-6534.log", "request.context-length-exceeded",
+     "request-validation", None),
+    # TVM's Vulkan check under MLC LLM after its 'Loading model...': the Vulkan family, while loading
+    ("pytorch/vulkan.gpu.out-of-memory--mlc-ai-mlc-llm-1584.log", "vulkan.gpu.out-of-memory", "weight-loading", None),
     # batch DI
     # SPECFEM's own check: 'CUDA error' and the runtime's 'out of memory' with separators of its own
     ("pytorch/cuda.runtime.out-of-memory--SPECFEM-specfem3d-1344.log", "cuda.runtime.out-of-memory", None, None),
@@ -886,7 +906,7 @@ FROM_NEW_BATCHES = [
      "weight-loading", None),
     # batch O
     # TVM's Vulkan check (MLC-LLM): a Vulkan out-of-memory that is not ggml's
-    ("pytorch/cuda.runtime.out-of-memory--mlc-ai-mlc-llm-974.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/vulkan.gpu.out-of-memory--mlc-ai-mlc-llm-974.log", "vulkan.gpu.out-of-memory", None, None),
     # tinygrad's driver-call check, inside its cuMemAlloc frames
     ("pytorch/cuda.runtime.out-of-memory--exo-explore-exo-101.log", "cuda.runtime.out-of-memory", None, None),
     # an error message naming TensorRT-LLM's own source file names the engine
