@@ -349,6 +349,24 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DN
+    # ncnn's Vulkan allocator ('vkAllocateMemory failed -2'): the Vulkan family, not ggml's
+    ("pytorch/vulkan.gpu.out-of-memory--nihui-zimage-ncnn-vulkan-24.log", "vulkan.gpu.out-of-memory", None, None),
+    # MSVC's 'bad allocation' on its own line under OpenVINO's allocator: host memory
+    ("host/host.memory.alloc-failed--openvinotoolkit-openvino-34345.log", "host.memory.alloc-failed", None, None),
+    # an example script's 'Generating response...' before the kill: the model was answering
+    ("host/host.oom-killed--microsoft-onnxruntime-genai-1146.log", "host.oom-killed", "serving", None),
+    # EasyDiffusion's 'Could not load the ... model! Reason:' around PyTorch's out-of-memory
+    ("pytorch/pytorch.cuda.oom-weight-loading--easydiffusion-easydiffusion-1790.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", None),
+    # batch DM
+    # hipBLASLt's client check 'error: out of memory (2) at <file>:<line>'
+    ("pytorch/cuda.runtime.out-of-memory--ROCm-TheRock-1750.log", "cuda.runtime.out-of-memory", None, None),
+    # TensorRT's allocateAsync line under Triton in a NIM: TensorRT's line names no TensorRT-LLM
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-AI-Blueprints-rag-51.log", "cuda.runtime.out-of-memory", None, None),
+    # a VITS-style trainer's train_and_evaluate frame: a training step
+    ("pytorch/pytorch.cuda.oom-fragmentation--RVC-Project-Retrieval-based-Voice-Conversion-WebUI-678.log",
+     "pytorch.cuda.oom", "serving", None),
     # batch DL
     # Colossal-AI's lazy init materializing a model's parameters on the GPU: weight loading
     ("pytorch/pytorch.cuda.oom-weight-loading--hpcaitech-ColossalAI-5068.log", "pytorch.cuda.oom-weight-loading",
