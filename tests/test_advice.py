@@ -977,3 +977,20 @@ def test_physxs_gpu_allocator_failing_leads_with_fewer_simulated_environments() 
     fixes = found["findings"][0]["fixes"]
     assert fixes[0]["id"] == "physx-fewer-envs" and "num_envs" in fixes[0]["change"]
     assert "unknown-engine" not in [fix["id"] for fix in fixes]
+
+
+def test_windows_commit_limit_leads_with_the_paging_file_and_drops_linux_commands() -> None:
+    """'The paging file is too small' is Windows' commit limit: the paging file, not a
+    container's limit, is the first fix, and the checks with Linux commands are left out."""
+    found = report(CORPUS / "host/host.memory.alloc-failed--thu-ml-tianshou-527.log")["findings"][0]
+    assert found["id"] == "host.memory.alloc-failed"
+    assert found["fixes"][0]["id"] == "windows-paging-file"
+    checks = [check["id"] for check in found["checks"]]
+    assert "windows-commit-limit" in checks and "host-memory" not in checks
+
+
+def test_a_vulkan_out_of_memory_outside_ggml_gets_its_own_advice_not_cudas() -> None:
+    found = report(CORPUS / "pytorch/vulkan.gpu.out-of-memory--mlc-ai-mlc-llm-38.log")["findings"][0]
+    assert found["id"] == "vulkan.gpu.out-of-memory"
+    text = json.dumps(found["fixes"])
+    assert "context_window_size" in text and "CUDA_VISIBLE_DEVICES" not in text

@@ -31,7 +31,8 @@ FIRST_FIX = {
     # the MIG instance's own fixes where the log names one; else the device list comes first
     "cuda.device.mig-visible-devices": {"mig": "container-device", "no-mig": "visible-devices"},
     "vllm.ray.placement-group-unsatisfiable": "fit-the-cluster",
-    "host.memory.alloc-failed": "load-lean",
+    # Windows' commit limit has a first fix of its own (the paging file)
+    "host.memory.alloc-failed": {"windows": "windows-paging-file", "other": "load-lean"},
     "host.build.compiler-killed": "max-jobs",
 }
 NOT_A_LACK_OF_MEMORY = ("cuda.kernel.fault", "gpu.hardware.fault")
@@ -92,6 +93,8 @@ def test_root_cause_phase_and_first_fix(log):
     first = FIRST_FIX[family]
     if family == "cuda.device.mig-visible-devices":
         first = first["mig" if "mig_uuid" in finding["facts"] else "no-mig"]
+    elif family == "host.memory.alloc-failed":
+        first = first["windows" if "windows_commit_limit" in finding["facts"] else "other"]
     elif isinstance(first, dict):
         first = first["ascend" if "npu_kernel_fault" in report["facts"] else report["engine"]]
     assert finding["fixes"][0]["id"] == first

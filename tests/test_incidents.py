@@ -349,6 +349,29 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DQ
+    # a bare 'Killed' while CMake's make builds CUDA objects: a compiler's kill, not a program's
+    ("host/host.build.compiler-killed--dusty-nv-jetson-containers-1295.log", "host.build.compiler-killed", None, None),
+    # nvcc's front end cudafe++ killed by signal 9
+    ("host/host.build.compiler-killed--NVlabs-curobo-109.log", "host.build.compiler-killed", None, None),
+    # a bare 'Killed' among ninja's nvcc command lines (PyTorch's extension builder)
+    ("host/host.build.compiler-killed--NVIDIA-apex-1367.log", "host.build.compiler-killed", None, None),
+    # Windows' commit limit ('The paging file is too small', error 1455), from Python and from Rust
+    ("host/host.memory.alloc-failed--thu-ml-tianshou-527.log", "host.memory.alloc-failed", None, None),
+    ("host/host.memory.alloc-failed--Comfy-Org-ComfyUI-8065.log", "host.memory.alloc-failed", None, None),
+    # the tail of PyTorch's out-of-memory message, its start cut off by the paste
+    ("pytorch/pytorch.cuda.oom--Intellindust-AI-Lab-DEIMv2-131.log", "pytorch.cuda.oom", None, None),
+    # the shell's 'Killed' glued to a progress message without its newline
+    ("host/host.oom-killed--berylliumsec-nebula-33.log", "host.oom-killed", None, None),
+    # batch DP
+    # NVIDIA Warp's 'Warp CUDA error 2: out of memory'
+    ("pytorch/cuda.runtime.out-of-memory--google-deepmind-mujoco_warp-926.log", "cuda.runtime.out-of-memory", None, None),
+    # batch DO
+    # MXNet's storage manager words its cudaMalloc failure as ggml does: not llama.cpp's
+    ("pytorch/cuda.runtime.out-of-memory--zackchase-mxnet-the-straight-dope-361.log", "cuda.runtime.out-of-memory",
+     None, None),
+    # pinned host memory refused (MindSpore's cudaHostAlloc)
+    ("host/host.memory.alloc-failed--mindspore-ai-mindspore-172.log", "host.memory.alloc-failed", None, None),
     # batch DN
     # ncnn's Vulkan allocator ('vkAllocateMemory failed -2'): the Vulkan family, not ggml's
     ("pytorch/vulkan.gpu.out-of-memory--nihui-zimage-ncnn-vulkan-24.log", "vulkan.gpu.out-of-memory", None, None),
