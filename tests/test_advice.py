@@ -136,6 +136,15 @@ def test_validate_refuses_continues_event_outside_an_extractor(tmp_path: Path) -
     assert "no-available-memory.yaml" in result.output and "continues_event" in result.output
 
 
+def test_validate_refuses_harmless_outside_an_extractor(tmp_path: Path) -> None:
+    """Only a fact extractor may declare its lines harmless: a problem that did so would
+    silence the very error it diagnoses."""
+    result = validate_edited(tmp_path, "vllm/no-available-memory.yaml", "kind: problem\n",
+                             "kind: problem\nharmless: true\n", "vllm.kv-cache.no-available-memory")
+    assert result.exit_code == 2
+    assert "no-available-memory.yaml" in result.output and "harmless" in result.output
+
+
 def test_trtllm_runtime_buffer_failing_at_load_leads_with_smaller_build_limits() -> None:
     """cudaMallocAsync in tllmBuffers.h while Triton creates the model instance: that allocator
     holds runtime buffers and the KV pool, which the build limits size (the weights come from

@@ -74,7 +74,7 @@ def _typed(sig: Signature) -> tuple[object, ...]:
     if isinstance(sig, SymptomClass):
         return (*common, sig.symptom)
     return (*common, getattr(sig, "enters_phase", None), getattr(sig, "names_engine", None),
-            getattr(sig, "continues_event", None))
+            getattr(sig, "continues_event", None), getattr(sig, "harmless", None))
 
 
 def test_editing_a_catalog_file_invalidates_the_entry(cache_dir: Path, tmp_path: Path, overlay) -> None:

@@ -349,6 +349,19 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DS
+    # PaddleDetection's epoch line, loss terms first, then the OOM killer: a step of the workload,
+    # written by no engine the line names
+    ("host/host.oom-killed--PaddlePaddle-PaddleDetection-8283.log", "host.oom-killed", "serving", None),
+    # vLLM's FlashAttention fallback logged at ERROR level, and a sitecustomize that failed to
+    # import: a healthy start-up stays silent
+    ("healthy/healthy-vllm--eslam-ahmed43-llm-lab-vllm_server.log", None, None, None),
+    # batch DT
+    # a ROCm page fault under Ollama's runner
+    ("ollama/cuda.kernel.fault--ollama-ollama-11697.log", "cuda.kernel.fault", "serving", None),
+    # kohya-ss's trainer loading a checkpoint to the GPU, the message cut by the store
+    ("pytorch/pytorch.cuda.oom-weight-loading--kohya-ss-sd-scripts-648.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
     # batch DQ
     # a bare 'Killed' while CMake's make builds CUDA objects: a compiler's kill, not a program's
     ("host/host.build.compiler-killed--dusty-nv-jetson-containers-1295.log", "host.build.compiler-killed", None, None),
@@ -1659,6 +1672,46 @@ def test_a_ranks_error_glued_to_a_progress_bar_and_cut_is_still_read():
            "ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operati\n")
     (report,) = scan("-", stdin=log.encode())
     assert (report["root_cause"], report["phase"]) == ("nccl.watchdog.timeout", "serving")
+
+
+def test_a_loss_line_of_any_framework_shows_the_workload_and_names_no_engine():
+    """A line that counts epochs and prints loss terms (PaddleDetection logs each term before
+    the total) is a training step of whatever framework wrote it: the phase is the workload's,
+    and the engine stays unnamed."""
+    log = ("[05/24 05:58:30] ppdet.engine INFO: Epoch: [8] [1000/2373] learning_rate: 0.000025 "
+           "loss_class: 1.117397 loss_bbox: 0.252872\nKilled\n")
+    (report,) = scan("-", stdin=log.encode())
+    assert (report["root_cause"], report["phase"], report["engine"]) == ("host.oom-killed", "serving", None)
+
+
+@pytest.mark.parametrize("log", [
+    # vLLM logs it with logger.error, then picks another attention backend
+    "(EngineCore pid=691) ERROR 10-01 22:41:13 [fa_utils.py:212] Cannot use FA version 2 is not supported due to "
+    "FA2 is only supported on devices with compute capability >= 8\n",
+    # vllm-ascend without its C extension: sleep mode is off, the engine starts
+    "ERROR 04-28 16:10:09 camem.py:69] Failed to import vllm_ascend_C:No module named 'vllm_ascend.vllm_ascend_C'\n",
+    # ggml's Metal backend says 'error:' and looks in the working directory
+    "ggml_metal_init: error: could not use bundle path to find ggml-metal.metal, falling back to trying cwd\n",
+    # CPython reports a sitecustomize that failed to import, and runs the program
+    "Error in sitecustomize; set PYTHONVERBOSE for traceback:\nModuleNotFoundError: No module named 'wrapt'\n",
+])
+def test_an_error_its_program_carries_on_from_is_no_error_event(log):
+    (report,) = scan("-", stdin=log.encode())
+    assert report["findings"] == []
+
+
+@pytest.mark.parametrize("log", [
+    # another ERROR line of the same module is still an error nobody explains
+    "(EngineCore pid=691) ERROR 10-01 22:41:13 [fa_utils.py:212] FlashAttention failed to load its kernels\n",
+    # the same exception without CPython's note before it ended the program
+    "ModuleNotFoundError: No module named 'wrapt'\n",
+    # the note two lines up does not speak for a later exception
+    "Error in sitecustomize; set PYTHONVERBOSE for traceback:\nModuleNotFoundError: No module named 'wrapt'\n"
+    "Starting server\nValueError: bad model path\n",
+])
+def test_an_error_beside_a_harmless_one_is_still_reported(log):
+    (report,) = scan("-", stdin=log.encode())
+    assert report["root_cause"] == "uncatalogued" and root(report)["line"] == log.count("\n")
 
 
 def test_tensorflows_out_of_memory_is_the_runtimes():

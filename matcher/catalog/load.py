@@ -329,7 +329,8 @@ def build(doc: dict[str, Any], path: Path, literals: list[PatternLiterals], revi
             frozenset(spec.get("exception_types", [])), spec.get("exception_form", "torch")))
     if kind == "extractor":
         return FactExtractor(**common, names_engine=bool(doc.get("names_engine", False)),
-                             continues_event=bool(doc.get("continues_event", False)))
+                             continues_event=bool(doc.get("continues_event", False)),
+                             harmless=bool(doc.get("harmless", False)))
     if kind == "phase-marker":
         return PhaseMarker(**common, enters_phase=doc["enters_phase"])
     return FrameMap(**common, enters_phase=doc["enters_phase"], fallback=bool(doc.get("fallback", False)))

@@ -371,6 +371,7 @@ class FactExtractor(FactEntry, frozen=True, eq=False, kw_only=True, dict=True):
 
     names_engine: bool = False  # a match names the log's engine (its own)
     continues_event: bool = False  # its lines are details of the error event before them
+    harmless: bool = False  # its lines are logged as errors by a program that carries on: no error event
 
 
 class PhaseMarker(FactEntry, frozen=True, eq=False, kw_only=True, dict=True):

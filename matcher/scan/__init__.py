@@ -61,6 +61,9 @@ _COMPLETE_FRAME = re.compile(r'\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
 # chat box or an editor that wraps at spaces, whose soft wrap the copy kept.
 _FRAME_PATH_ONLY = re.compile(r'\s*File "[^"]{1,400}",\s*$')
 _FRAME_REST = re.compile(r'\s*line \d{1,7}, in [\w<>.]{1,120}\s*$')
+# CPython's site module when importing sitecustomize or usercustomize raised; the exception
+# follows on the next line, and the interpreter goes on.
+_CUSTOMIZE_FAILED = re.compile(r"Error in (?:site|user)customize; set PYTHONVERBOSE for traceback:\s*$")
 _PADDING = re.compile(r"(?<=\S) {4,}(?=\S)")  # spaces a terminal or a table cell put inside a message
 
 
@@ -369,8 +372,10 @@ class RunScan:
                 if isinstance(fact, FactExtractor) and fact.continues_event and self.event is not None:
                     closing = False  # a detail line of the error before it (its values settle a requires)
                     self.event.touch(line_no)
-        gated = kinds.gate and GATE.search(text) is not None
-        says_error = gated or message.error_level or kinds.gate and is_exception(text)
+        harmless = any(isinstance(sig, FactExtractor) and sig.harmless
+                       for sig in (self.scanner.signatures[index] for index, _ in hits))
+        gated = not harmless and kinds.gate and GATE.search(text) is not None
+        says_error = not harmless and (gated or message.error_level or kinds.gate and is_exception(text))
         if closing and not hits and not says_error:
             # A candidate that says nothing (no hit, no error) ends no event: it is a candidate
             # only because a catalog anchor shares a word with it, and a line that is no
@@ -396,7 +401,8 @@ class RunScan:
         if not problem:
             exception = is_exception(text)
             if exception:
-                if not message.warning_header:  # a traceback logged as a warning: its program handled the error
+                if not message.warning_header and not self._ignored_by_python(data, candidate):
+                    # not a traceback logged as a warning, nor an error CPython reported and went on
                     event.keep(event.exceptions, seen)
                 event.last_exception_line = line_no
                 symptom = self.scanner.symptoms.of_exception(text)
@@ -461,6 +467,16 @@ class RunScan:
                     if any(isinstance(signatures[i], DIAGNOSING) and i not in alone for i, _ in found):
                         return candidate, found, count
         return None
+
+    def _ignored_by_python(self, data: bytes, candidate: Candidate) -> bool:
+        """Whether the line before this exception is CPython's note that importing
+        sitecustomize (or usercustomize) failed: the interpreter printed the error and started
+        the program all the same, so the error ended nothing."""
+        before = line_before(data, candidate.start) if candidate.start else self._block_tail
+        if not before or len(before) > MAX_WRAPPED:
+            return False
+        message = self.lines.message(before)
+        return message is not None and _CUSTOMIZE_FAILED.match(message.text) is not None
 
     def _line_before(self, data: bytes, candidate: Candidate, line_no: int) -> None:
         """A line that holds the second half of an anchor: a terminal's wrap may have cut the
