@@ -1003,3 +1003,67 @@ def test_a_vulkan_out_of_memory_outside_ggml_gets_its_own_advice_not_cudas() -> 
     assert found["id"] == "vulkan.gpu.out-of-memory"
     text = json.dumps(found["fixes"])
     assert "context_window_size" in text and "CUDA_VISIBLE_DEVICES" not in text
+
+
+def _stdin_report(tmp_path: Path, text: str) -> dict:
+    log = tmp_path / "run.log"
+    log.write_text(text)
+    return report(log)
+
+
+TPU_RESERVE = ("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_train_step': Attempting to "
+               "reserve 51.43G at the bottom of memory. That was not possible. There are 46.61G free, 0B reserved, "
+               "and 46.61G reservable.\n")
+
+
+def test_a_tpu_out_of_memory_gets_a_chips_advice_not_a_gpus(tmp_path: Path) -> None:
+    """The TPU runtime refusing HBM for a program: the device is a TPU chip, so nvidia-smi,
+    CUDA_LAUNCH_BLOCKING and a GPU to free are no advice; the program must need less per chip."""
+    found = _stdin_report(tmp_path, TPU_RESERVE)
+    assert found["root_cause"] == "cuda.runtime.out-of-memory"
+    finding = found["findings"][0]
+    assert [fix["id"] for fix in finding["fixes"]] == ["tpu-smaller-program"]
+    assert [check["id"] for check in finding["checks"]] == ["tpu-program-size"]
+    text = run("scan", tmp_path / "run.log")
+    assert "nvidia-smi" not in text and "CUDA_LAUNCH_BLOCKING" not in text
+
+
+def test_vllm_on_a_tpu_leads_with_its_own_utilization() -> None:
+    """vLLM sizes its KV cache on the TPU first, so the compiled programs find too little HBM:
+    lowering --gpu-memory-utilization is the fix the thread confirms, not a smaller program."""
+    log = CORPUS / "vllm/cuda.runtime.out-of-memory--vllm-project-vllm-16521.log"
+    assert report(log)["engine"] == "vllm"
+    assert fixes(log)[0] == "leave-headroom"
+
+
+def test_vllm_metals_overhead_larger_than_the_weights_is_cut_first() -> None:
+    """vllm-metal's breakdown: 37.86 GB of overhead beside 13.76 GB of weights (a release whose
+    estimate grew with --max-num-batched-tokens): the overhead is the first thing to cut, and
+    none of vLLM's CUDA knobs or nvidia-smi appears."""
+    log = CORPUS / "vllm/vllm.kv-cache.no-available-memory--vllm-project-vllm-metal-585.log"
+    assert fixes(log) == ["metal-fewer-batched-tokens", "metal-smaller-model"]
+    text = run("scan", log)
+    assert "nvidia-smi" not in text and "--kv-cache-memory-bytes" not in text and "tensor-parallel" not in text
+
+
+@pytest.mark.parametrize(("message", "first", "words"), [
+    # a later release names --gpu-memory-utilization: (0.26 + 0.49 + 1) / 12.71 -> 0.14
+    ("Paged attention: not enough Metal memory for KV cache. metal_limit=12.71GB, fraction=0.05, usable_metal=0.64GB, "
+     "model_memory=0.26GB, overhead=0.49GB, kv_budget=-0.11GB. Mitigations: increase --gpu-memory-utilization "
+     "(currently 0.05); use a smaller or more quantized model.",
+     "metal-raise-fraction-flag", "--gpu-memory-utilization 0.14"),
+    # an earlier one reads its own variable: (1.5 + 0.5 + 1) / 19.07 -> 0.16
+    ("Paged attention: not enough Metal memory for KV cache. metal_limit=19.07GB, fraction=0.05, usable_metal=0.95GB, "
+     "model_memory=1.50GB, overhead=0.50GB, kv_budget=-1.05GB. Mitigations: increase VLLM_METAL_MEMORY_FRACTION, "
+     "use a smaller or more quantized model.",
+     "metal-raise-fraction-env", "VLLM_METAL_MEMORY_FRACTION=0.16"),
+    # bf16 weights that no fraction fits: (16.38 + 1.30 + 1) / 19.07 -> 0.98
+    ("Paged attention: not enough Metal memory for KV cache. metal_limit=19.07GB, fraction=0.92, usable_metal=17.54GB, "
+     "model_memory=16.38GB, overhead=1.30GB, kv_budget=-0.13GB.",
+     "metal-smaller-model", "4-bit"),
+])
+def test_vllm_metals_kv_budget_names_the_setting_its_release_reads(tmp_path: Path, message, first, words) -> None:
+    found = _stdin_report(tmp_path, f"ValueError: {message}\n")
+    assert found["root_cause"] == "vllm.kv-cache.no-available-memory"
+    fix = found["findings"][0]["fixes"][0]
+    assert fix["id"] == first and words in fix["change"]

@@ -349,6 +349,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DU
+    # the TPU runtime refusing to reserve HBM, under PyTorch/XLA's RuntimeError and in glog lines
+    ("pytorch/cuda.runtime.out-of-memory--pytorch-xla-1735.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--pytorch-xla-3470.log", "cuda.runtime.out-of-memory", None, None),
+    # vllm-metal's KV-cache budget below zero
+    ("vllm/vllm.kv-cache.no-available-memory--vllm-project-vllm-metal-585.log", "vllm.kv-cache.no-available-memory",
+     "kv-cache-allocation", "vllm"),
+    # GPT4All's GPT-J loader lines before ggml's host allocation failed
+    ("llamacpp/llamacpp.host.alloc-failed--zylon-ai-private-gpt-767.log", "llamacpp.host.alloc-failed", "weight-loading",
+     None),
     # batch DS
     # PaddleDetection's epoch line, loss terms first, then the OOM killer: a step of the workload,
     # written by no engine the line names
