@@ -349,6 +349,12 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DV
+    # torch.compile's CUDA graph trees in HQQ's code: the runtime's out-of-memory at capture,
+    # not vLLM's start-up capture
+    ("pytorch/cuda.runtime.out-of-memory--dropbox-hqq-129.log", "cuda.runtime.out-of-memory", "cudagraph-capture", None),
+    # Wan's 'INFO: Generating video ...', then the OOM killer
+    ("host/host.oom-killed--Wan-Video-Wan2.1-132.log", "host.oom-killed", "serving", None),
     # batch DU
     # the TPU runtime refusing to reserve HBM, under PyTorch/XLA's RuntimeError and in glog lines
     ("pytorch/cuda.runtime.out-of-memory--pytorch-xla-1735.log", "cuda.runtime.out-of-memory", None, None),
@@ -1722,6 +1728,48 @@ def test_an_error_its_program_carries_on_from_is_no_error_event(log):
 def test_an_error_beside_a_harmless_one_is_still_reported(log):
     (report,) = scan("-", stdin=log.encode())
     assert report["root_cause"] == "uncatalogued" and root(report)["line"] == log.count("\n")
+
+
+TORCH_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of "
+             "23.65 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.61 GiB memory in use. "
+             "Of the allocated memory 21.90 GiB is allocated by PyTorch, and 252.40 MiB is reserved by PyTorch but "
+             "unallocated.\n")
+
+
+@pytest.mark.parametrize(("frame", "comfyui"), [
+    ('  File "/home/u/ComfyUI/execution.py", line 496, in execute\n', True),
+    # early Fooocus kept a copy of ComfyUI's package: its frames are Fooocus's
+    ('  File "D:\\Fooocus\\repositories\\ComfyUI-from-StabilityAI-Official\\comfy\\sd.py", line 640, in decode\n', False),
+])
+def test_a_frame_that_names_the_program_chooses_its_advice(frame, comfyui):
+    """Extractors read traceback frames too: a frame under ComfyUI's folder makes the advice
+    ComfyUI's (its workflow and launch flags), not a script's batch size."""
+    log = "Traceback (most recent call last):\n" + frame + "    x = f()\n" + TORCH_OOM
+    (report,) = scan("-", stdin=log.encode())
+    fixes = [fix["id"] for fix in root(report)["fixes"]]
+    assert ("smaller-workflow-comfyui" in fixes) is comfyui and ("smaller-batch" in fixes) is not comfyui
+
+
+def test_torch_compiles_own_graphs_are_not_a_serving_engines_capture():
+    """CUDA graph trees (torch.compile, mode='reduce-overhead') failing at capture_end: the
+    program's own compiled function, so neither vLLM's nor SGLang's capture family, and the
+    first fix is to record fewer graphs."""
+    log = ('Traceback (most recent call last):\n'
+           '  File "/usr/lib/python3.10/site-packages/torch/_inductor/cudagraph_trees.py", line 2089, in _run\n'
+           '    return self.record_function(new_inputs, function_id)\n'
+           '  File "/usr/lib/python3.10/site-packages/torch/cuda/graphs.py", line 84, in capture_end\n'
+           '    super().capture_end()\n'
+           'RuntimeError: CUDA error: out of memory\n')
+    (report,) = scan("-", stdin=log.encode())
+    assert (report["root_cause"], report["phase"], report["engine"]) == (
+        "cuda.runtime.out-of-memory", "cudagraph-capture", None)
+    assert root(report)["fixes"][0]["id"] == "compile-without-cudagraphs"
+
+
+def test_a_generation_line_of_any_medium_shows_the_workload():
+    """Wan's generate.py logs 'Generating video ...' once its pipeline is built."""
+    (report,) = scan("-", stdin=b"[2025-03-02 12:02:35,384] INFO: Generating video ...\nKilled\n")
+    assert (report["root_cause"], report["phase"]) == ("host.oom-killed", "serving")
 
 
 def test_tensorflows_out_of_memory_is_the_runtimes():

@@ -345,6 +345,7 @@ class RunScan:
             event.last_frame_ipython = is_ipython_frame(text)
             event.traceback_error = event.traceback_error or message.error_level
             event.frames_logged = event.frames_logged or (message.header and not message.error_level)
+            self._frame_facts(text, kinds.wanted, line_no, message.origin)
             return
         if frame_start and self.event is not None and self.event.frames and line_no <= self.event.last_line + FRAME_GAP:
             self.event.touch(line_no)  # the start of a frame line cut short: the traceback goes on to here
@@ -467,6 +468,15 @@ class RunScan:
                     if any(isinstance(signatures[i], DIAGNOSING) and i not in alone for i, _ in found):
                         return candidate, found, count
         return None
+
+    def _frame_facts(self, text: str, wanted: frozenset[tuple[int, int]], line_no: int, origin: str | None) -> None:
+        """The facts a traceback frame gives: extractors that read a frame's path (the program
+        it names, ComfyUI's folder, torch.compile's graph trees). Only extractors: a frame's
+        step is the frame maps' to say, and no frame is an error of its own."""
+        for index, hit in self.lines.confirm(text, wanted):
+            fact = self.scanner.signatures[index]
+            if isinstance(fact, FactExtractor):
+                self._fact(fact, hit.values, line_no, origin)
 
     def _ignored_by_python(self, data: bytes, candidate: Candidate) -> bool:
         """Whether the line before this exception is CPython's note that importing
