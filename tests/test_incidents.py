@@ -1706,6 +1706,9 @@ def test_a_loss_line_of_any_framework_shows_the_workload_and_names_no_engine():
     "FA2 is only supported on devices with compute capability >= 8\n",
     # vllm-ascend without its C extension: sleep mode is off, the engine starts
     "ERROR 04-28 16:10:09 camem.py:69] Failed to import vllm_ascend_C:No module named 'vllm_ascend.vllm_ascend_C'\n",
+    # Paxml restores a checkpoint without the unpadded shapes, at error level, and goes on
+    "ERROR:absl:For checkpoint version > 1.0, we require users to provide\n"
+    "          `train_state_unpadded_shape_dtype_struct` during checkpoint\nRestored checkpoint in 3.17 seconds.\n",
     # ggml's Metal backend says 'error:' and looks in the working directory
     "ggml_metal_init: error: could not use bundle path to find ggml-metal.metal, falling back to trying cwd\n",
     # CPython reports a sitecustomize that failed to import, and runs the program
@@ -1719,6 +1722,8 @@ def test_an_error_its_program_carries_on_from_is_no_error_event(log):
 @pytest.mark.parametrize("log", [
     # another ERROR line of the same module is still an error nobody explains
     "(EngineCore pid=691) ERROR 10-01 22:41:13 [fa_utils.py:212] FlashAttention failed to load its kernels\n",
+    # Paxml raising the same words when it saves is an error
+    "ValueError: For checkpoint version > 1.0, we require users to provide\n",
     # the same exception without CPython's note before it ended the program
     "ModuleNotFoundError: No module named 'wrapt'\n",
     # the note two lines up does not speak for a later exception
