@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import msgspec
 
@@ -345,7 +345,8 @@ class RunScan:
             event.last_frame_ipython = is_ipython_frame(text)
             event.traceback_error = event.traceback_error or message.error_level
             event.frames_logged = event.frames_logged or (message.header and not message.error_level)
-            self._frame_facts(text, kinds.wanted, line_no, message.origin)
+            if kinds.extracting:
+                self._frame_facts(text, kinds.extracting, line_no, message.origin)
             return
         if frame_start and self.event is not None and self.event.frames and line_no <= self.event.last_line + FRAME_GAP:
             self.event.touch(line_no)  # the start of a frame line cut short: the traceback goes on to here
@@ -366,15 +367,16 @@ class RunScan:
         if joined is not None:
             text, hits, continuation_lines = joined
             self._joined_until = line_no + continuation_lines
+        harmless = False
         for index, hit in hits:
             fact = self.scanner.signatures[index]
             if isinstance(fact, FactEntry):
                 self._fact(fact, hit.values, line_no, message.origin)
-                if isinstance(fact, FactExtractor) and fact.continues_event and self.event is not None:
-                    closing = False  # a detail line of the error before it (its values settle a requires)
-                    self.event.touch(line_no)
-        harmless = any(isinstance(sig, FactExtractor) and sig.harmless
-                       for sig in (self.scanner.signatures[index] for index, _ in hits))
+                if isinstance(fact, FactExtractor):
+                    harmless = harmless or fact.harmless
+                    if fact.continues_event and self.event is not None:
+                        closing = False  # a detail line of the error before it (its values settle a requires)
+                        self.event.touch(line_no)
         gated = not harmless and kinds.gate and GATE.search(text) is not None
         says_error = not harmless and (gated or message.error_level or kinds.gate and is_exception(text))
         if closing and not hits and not says_error:
@@ -469,31 +471,34 @@ class RunScan:
                         return candidate, found, count
         return None
 
-    def _frame_facts(self, text: str, wanted: frozenset[tuple[int, int]], line_no: int, origin: str | None) -> None:
+    def _frame_facts(self, text: str, extracting: frozenset[tuple[int, int]], line_no: int, origin: str | None) -> None:
         """The facts a traceback frame gives: extractors that read a frame's path (the program
-        it names, ComfyUI's folder, torch.compile's graph trees). Only extractors: a frame's
-        step is the frame maps' to say, and no frame is an error of its own."""
-        for index, hit in self.lines.confirm(text, wanted):
-            fact = self.scanner.signatures[index]
-            if isinstance(fact, FactExtractor):
-                self._fact(fact, hit.values, line_no, origin)
+        it names, ComfyUI's folder, torch.compile's graph trees). Only extractors' patterns are
+        tried: a frame's step is the frame maps' to say, and no frame is an error of its own."""
+        for index, hit in self.lines.confirm(text, extracting):
+            self._fact(cast(FactExtractor, self.scanner.signatures[index]), hit.values, line_no, origin)
 
     def _ignored_by_python(self, data: bytes, candidate: Candidate) -> bool:
         """Whether the line before this exception is CPython's note that importing
         sitecustomize (or usercustomize) failed: the interpreter printed the error and started
         the program all the same, so the error ended nothing."""
-        before = line_before(data, candidate.start) if candidate.start else self._block_tail
+        before = self._raw_line_before(data, candidate)
         if not before or len(before) > MAX_WRAPPED:
             return False
         message = self.lines.message(before)
         return message is not None and _CUSTOMIZE_FAILED.match(message.text) is not None
+
+    def _raw_line_before(self, data: bytes, candidate: Candidate) -> bytes:
+        """The raw line before a candidate: in ``data``, or the last line of the block before
+        (a worker's segment puts it before each candidate)."""
+        return line_before(data, candidate.start) if candidate.start else self._block_tail
 
     def _line_before(self, data: bytes, candidate: Candidate, line_no: int) -> None:
         """A line that holds the second half of an anchor: a terminal's wrap may have cut the
         anchor after the line before, which was no candidate. That line is read (and read on
         through this one) as a candidate of its own. It is the line before in ``data``, or the
         last line of the block before; a worker's segment puts it before each candidate."""
-        before = line_before(data, candidate.start) if candidate.start else self._block_tail
+        before = self._raw_line_before(data, candidate)
         if MIN_WRAPPED <= len(before) <= MAX_WRAPPED:
             text = before + b"\n" + data[candidate.start:candidate.start + FOLLOW_LINES * (FOLLOW_BYTES + 1)]
             self._line(text, Candidate(0, len(before), set(), 0), line_no - 1, read_back=False)

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from .. import facts as factlib
-from ..catalog import CompiledRegex, FactEntry, FrameMap, LazyRegex, Pattern, ProblemSignature, Signature, SymptomClass
+from ..catalog import CompiledRegex, FactEntry, FactExtractor, FrameMap, LazyRegex, Pattern, ProblemSignature, Signature, SymptomClass
 from ..normalize import ERRORISH_WORDS, Message, parse_line
 from ..redact import prompt_free
 from ..prefilter import Anchor, Prefilter
@@ -181,6 +181,7 @@ class LineKinds(msgspec.Struct, eq=False):
     # Only halves of anchors: the line is read when a terminal's wrap cut an anchor there and
     # the rest follows on the next lines, and is otherwise no candidate at all.
     split_only: bool
+    extracting: frozenset[tuple[int, int]]  # the wanted patterns of value extractors (read on frame lines too)
 
     @property
     def source_only(self) -> bool:
@@ -203,9 +204,11 @@ class LineMatcher:
         kinds = self._kinds.get(key)
         if kinds is None:
             targets = [self.index.targets[i] for i in key]
+            wanted: frozenset[tuple[int, int]] = frozenset().union(*(t.patterns for t in targets))
             kinds = LineKinds(any(t.traceback for t in targets), any(t.frame for t in targets),
                               any(t.source for t in targets), any(t.gate for t in targets),
-                              frozenset().union(*(t.patterns for t in targets)), all(t.half_only() for t in targets))
+                              wanted, all(t.half_only() for t in targets),
+                              frozenset(p for p in wanted if isinstance(self.index.signatures[p[0]], FactExtractor)))
             if len(self._kinds) >= CONFIRM_CACHE:
                 self._kinds.clear()
             self._kinds[key] = kinds
