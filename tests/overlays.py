@@ -30,11 +30,11 @@ def parse_each_catalog_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "load_signature", _cached_load_signature)
 
 
-def _cached_load_signature(path: Path, validator: Any = None, reviewed: bool = False, fragments: Any = None) -> Any:
-    shared = None if fragments is None else tuple(sorted(fragments.items()))  # a fragment edit is a new key
-    key = (str(Path(path).resolve()), Path(path).read_bytes(), reviewed, shared)
+def _cached_load_signature(path: Path, validator: Any = None, reviewed: bool = False, shared: Any = None) -> Any:
+    parts = None if shared is None else repr(shared)  # an edit of a shared part is a new key
+    key = (str(Path(path).resolve()), Path(path).read_bytes(), reviewed, parts)
     if key not in _SIGNATURES:
-        _SIGNATURES[key] = _LOAD_SIGNATURE(path, validator, reviewed, fragments)
+        _SIGNATURES[key] = _LOAD_SIGNATURE(path, validator, reviewed, shared)
     return _SIGNATURES[key]
 
 

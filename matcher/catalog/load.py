@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..upgrade import upgrade
 from ..versions import InvalidRange, VersionRange
 from .errors import CatalogError
 from .files import data_dir, located, read_yaml, signature_files
-from .fragments import Fragment, load_fragments, resolve
+from .fragments import SharedParts, load_shared, resolve
 from .model import (
     Applicability,
     Catalog,
@@ -68,9 +68,9 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
     signatures: dict[str, Signature] = {}
     manifest: dict[str, Any] = {}
     validator = _validator("signature.schema.json")
-    fragments: dict[str, Fragment] = {}
+    shared = SharedParts()
     for index, root in enumerate(roots):
-        fragments = load_fragments([root], fragments)
+        shared = load_shared([root], shared)
         root_manifest = _load_manifest(root) if (root / "catalog.yaml").exists() or index == 0 else {}
         if index == 0:
             manifest = root_manifest
@@ -78,7 +78,7 @@ def load_roots(roots: list[Path], builtin: bool = True, check_references: bool =
         overrides = {renamed.get(o, o) for o in root_manifest.get("overrides", [])}
         for path in signature_files(root):
             sig = with_current_ids(load_signature(path, validator, reviewed=builtin and index == 0,
-                                                  fragments=fragments), renamed)
+                                                  shared=shared), renamed)
             if sig.id in signatures and sig.id not in overrides:
                 raise CatalogError(
                     f"{path}: id: {sig.id!r} is already defined in {signatures[sig.id].path} "
@@ -118,12 +118,13 @@ def with_current_ids(sig: Signature, renamed: dict[str, str]) -> Signature:
 
 
 def load_signature(path: Path, validator: Any | None = None, reviewed: bool = False,
-                   fragments: Mapping[str, Fragment] | None = None) -> Signature:
+                   shared: SharedParts | None = None) -> Signature:
     """One catalog file, validated; ``reviewed`` for the built-in catalog's files; its
-    patterns' ``(?&name)`` references resolved from ``fragments`` (default: the built-in ones)."""
-    if fragments is None:
-        fragments = load_fragments([data_dir("kb")])
-    doc = resolve(upgrade(read_yaml(path), SCHEMA_VERSION), fragments, path)
+    patterns' ``(?&name)`` references and its fixes' ``use`` resolved from ``shared`` (default:
+    the built-in parts)."""
+    if shared is None:
+        shared = load_shared([data_dir("kb")])
+    doc = resolve(upgrade(read_yaml(path), SCHEMA_VERSION), shared, path)
     _validate(doc, validator or _validator("signature.schema.json"), path)
     return build(doc, path, check_document(doc, path, reviewed), reviewed)
 

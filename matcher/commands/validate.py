@@ -49,7 +49,7 @@ from ..catalog import (
 )
 from ..catalog.files import located
 from ..catalog.load import renamed_ids, with_current_ids
-from ..catalog.fragments import Fragment, load_fragments, references
+from ..catalog.fragments import SharedParts, load_shared, references, shared_fixes_used
 from ..catalog.vocabulary import FILE_NAME as FACTS_FILE
 from ..catalog.vocabulary import Vocabulary, load_vocabulary, undeclared
 from ..checklist import placeholders as fill_placeholders
@@ -122,19 +122,19 @@ def validate(targets: Targets, overlays: list[Path], corpora: list[Path]) -> Ite
     own_roots = _unique_roots([*targets.roots, *map(targets.root_of, targets.files)])
     all_roots = _unique_roots([data_dir("kb"), *overlays, *own_roots])
     try:
-        fragments = load_fragments(all_roots)
+        shared = load_shared(all_roots)
     except CatalogError as exc:
         yield str(exc)
         return
     loaded: dict[Path, Signature] = {}
     for file in targets.files:
         try:
-            loaded[file] = load_signature(file, fragments=fragments)
+            loaded[file] = load_signature(file, shared=shared)
         except CatalogError as exc:
             yield str(exc)
     if len(loaded) < len(targets.files):
         return
-    _warn_unused(fragments, own_roots, all_roots)
+    _warn_unused(shared, own_roots, all_roots)
     try:
         catalog = _catalog_with(targets, loaded, overlays)
     except CatalogError as exc:
@@ -194,16 +194,27 @@ def _declared(vocabulary: Vocabulary, catalog: Catalog, mine: dict[str, Signatur
             yield sig.id, line
 
 
-def _warn_unused(fragments: dict[str, Fragment], own_roots: list[Path], all_roots: list[Path]) -> None:
-    """A warning (not a failure) for each fragment of the validated catalogs no pattern uses."""
-    own = [f for f in fragments.values() if any(f.path.resolve().is_relative_to(r.resolve()) for r in own_roots)]
-    if not own:
+def _warn_unused(shared: SharedParts, own_roots: list[Path], all_roots: list[Path]) -> None:
+    """A warning (not a failure) for each fragment or shared fix of the validated catalogs that
+    no signature uses."""
+    def own(path: Path) -> bool:
+        return any(path.resolve().is_relative_to(r.resolve()) for r in own_roots)
+
+    fragments = [f for f in shared.fragments.values() if own(f.path)]
+    fixes = [f for f in shared.fixes.values() if own(f.path)]
+    if not fragments and not fixes:
         return
-    used = set().union(*(references(path) for root in all_roots for path in signature_files(root)))
-    for fragment in own:
+    files = [path for root in all_roots for path in signature_files(root)]
+    used = set().union(*map(references, files))
+    for fragment in fragments:
         if fragment.name not in used:
             where = located(fragment.path, r"^\s*" + fragment.name + r"\s*:")
             click.echo(f"logkb validate: warning: {where}: fragments.{fragment.name}: no pattern uses it", err=True)
+    used = set().union(*map(shared_fixes_used, files))
+    for fix in fixes:
+        if fix.id not in used:
+            where = located(fix.path, r"^\s*" + fix.id + r"\s*:")
+            click.echo(f"logkb validate: warning: {where}: fixes.{fix.id}: no signature uses it", err=True)
 
 
 def _unique_roots(roots: Iterable[Path]) -> list[Path]:
