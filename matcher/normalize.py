@@ -34,6 +34,8 @@ _PREFIXES = re.compile(
     | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | bk;t=\d{10,16}\ ?                                                       # Buildkite's timestamp, pasted without the escape codes around it
+    | (?:INFO|WARN|ERROR|DEBUG)\ {1,2}PyProcess\ W-\d{1,6}-[\w.-]{1,128}-std(?:out|err):\ ?  # DJL Serving relaying its Python worker: "WARN  PyProcess W-252-model-stderr: "
+    | \[\d{1,5},\d{1,5}\]<std(?:out|err)>:                                         # Open MPI's mpirun --tag-output: "[1,0]<stdout>:"
     | (?P<export>(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY))\ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\ \[resource\.labels\.\w{1,40}:\ [^\]]{1,100}\]\   # Google Cloud Logging export: "INFO 2025-...Z [resource.labels.containerName: vllm] "
     | (?P<stamp>\[)\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<stage>(?:\ [\w-]{1,16}){0,3})\]\ ?  # SGLang "[2024-01-01 00:00:00 TP0]"
     | (?P<origin>\(\w[\w-]{0,63}(?:,?\ \w{1,16}=[\w.:]{1,45}){0,3}\)|\(\w[\w-]{0,63}\([^()]{0,64}\)(?:,?\ \w{1,16}=[\w.:]{1,45}){1,3}\)

@@ -349,6 +349,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DW
+    # older JAX's TPU compiler without 'XLA:TPU compile permanent error.', and the TPU runtime
+    # refusing one buffer ('Attempting to allocate N. That was not possible.') in a train_step
+    ("pytorch/cuda.runtime.out-of-memory--sokrypton-ColabFold-62.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--google-trax-431.log", "cuda.runtime.out-of-memory", "serving", None),
+    # vllm-omni's stage worker printing 'Available KV cache memory: 0.0 GiB', its traceback cut
+    ("vllm/vllm.kv-cache.no-available-memory--vllm-project-vllm-omni-2865.log", "vllm.kv-cache.no-available-memory",
+     "kv-cache-allocation", None),
+    # DJL Serving's 'WARN  PyProcess W-252-model-stderr: ' before each line of a vLLM worker
+    ("vllm/vllm.cudagraph.oom-during-capture--vllm-project-vllm-2856.log", "uncatalogued", None, "vllm"),
     # batch DV
     # torch.compile's CUDA graph trees in HQQ's code: the runtime's out-of-memory at capture,
     # not vLLM's start-up capture
