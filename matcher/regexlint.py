@@ -8,9 +8,11 @@ regex parser and walk the tree:
   (RE2 has none of them);
 * no repeat count above 1000 (RE2's limit), no nested unbounded repeats (``(a+)+``, ``(\\w*x?)*``): the shape behind catastrophic
   backtracking;
-* a *required literal*: a string of at least ``MIN_ANCHOR`` characters that every match
-  contains (or a small set of them, one per alternative). The prefilter searches for these
-  literals over whole chunks, so only lines that contain one reach the full regex.
+* a *required literal*: a string of at least ``MIN_ANCHOR`` bytes of UTF-8 that every match
+  contains (or a small set of them, one per alternative): four ASCII characters, or fewer of a
+  script whose characters take several bytes ('已杀死', a Chinese shell's 'Killed'). The
+  prefilter searches for these literals, as bytes, over whole chunks, so only lines that
+  contain one reach the full regex.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ except ImportError:  # Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _parser  # type: ignore[no-redef]
 
-MIN_ANCHOR = 4
+MIN_ANCHOR = 4  # bytes of UTF-8: what the prefilter's byte search is selective on
 MIN_LEAD = 10  # a shorter start ('Error: ') is shared by too many messages to point at one
 MAX_REPEAT_COUNT = 1000  # RE2 refuses larger {n,m}
 MAX_ANCHORS = 8
@@ -73,9 +75,9 @@ def lint(pattern: str, ignore_case: bool = False) -> Anchors:
     """Check a catalog regex; return its anchors or raise RegexLintError saying why not."""
     tree = lint_shape(pattern, ignore_case)
     best = _best_required(tree)
-    if best is None or min(len(s) for s in best) < MIN_ANCHOR:
+    if best is None or min(len(s.encode("utf-8")) for s in best) < MIN_ANCHOR:
         raise RegexLintError(
-            f"has no required literal of {MIN_ANCHOR}+ characters "
+            f"has no required literal of {MIN_ANCHOR}+ bytes (ASCII characters) "
             "(the prefilter needs one; spell out a fixed part of the message)"
         )
     if len(best) > MAX_ANCHORS:
@@ -150,7 +152,7 @@ def _best_required(tree) -> set[str] | None:
     flush()
     if not candidates:
         return None
-    return max(candidates, key=lambda s: (min(len(x) for x in s), -len(s)))
+    return max(candidates, key=lambda s: (min(len(x.encode("utf-8")) for x in s), -len(s)))
 
 
 def _leading_literal(tree) -> str:

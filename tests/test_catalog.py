@@ -207,3 +207,13 @@ def test_sidecars_and_first_seen_rows_with_an_old_id_still_count(tmp_path, scann
     counts = first_seen.score(str(Path(sys.executable).parent / "logkb"), [batch], details=False)
     assert (counts["failures"], counts["right"]) == (1, 1)
     assert (counts["shown"], counts["shown_right"]) == (1, 1)  # its excerpt holds the decisive line
+
+
+def test_a_required_literal_is_measured_in_the_bytes_the_prefilter_searches() -> None:
+    """Four bytes of UTF-8: three ASCII characters are too few to select lines, a Chinese
+    shell's three-character 'Killed' (nine bytes) is enough."""
+    from matcher.regexlint import RegexLintError, lint
+
+    assert lint(r"^\s*已杀死\s*$").literals == ("已杀死",)
+    with pytest.raises(RegexLintError, match="no required literal"):
+        lint(r"^\s*abc\s*$")

@@ -349,6 +349,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DX
+    # a Chinese shell's 'Killed' ('已杀死') after qwen-vl-utils read a video
+    ("host/host.oom-killed--QwenLM-Qwen3-VL-1938.log", "host.oom-killed", None, None),
     # batch DW
     # older JAX's TPU compiler without 'XLA:TPU compile permanent error.', and the TPU runtime
     # refusing one buffer ('Attempting to allocate N. That was not possible.') in a train_step
@@ -1358,6 +1361,7 @@ def test_ipython_frames_show_the_same_phase():
 @pytest.mark.parametrize("log", [
     "nonmemory/nonmemory-sglang--sgl-project-sglang-8513.log",  # Triton's OutOfResources, then SGLang kills itself
     "nonmemory/nonmemory-sglang--sgl-project-sglang-2468.log",  # a failed warmup assertion, then 'Killed'
+    "nonmemory/nonmemory-sglang--sgl-project-sglang-16855.log",  # the same, then a Chinese shell's '已杀死'
 ])
 def test_a_kill_after_the_process_own_error_is_its_launchers_not_the_oom_killer(log):
     (report,) = scan(CORPUS / log)
@@ -1368,6 +1372,16 @@ def test_a_kill_after_the_process_own_error_is_its_launchers_not_the_oom_killer(
 
 def test_a_bare_kill_with_no_error_before_it_is_still_the_oom_killer():
     (report,) = scan(CORPUS / "pytorch/host.oom-killed--oobabooga-textgen-2509.log")  # loading, then "Killed"
+    assert report["root_cause"] == "host.oom-killed"
+
+
+@pytest.mark.parametrize("killed", ["已杀死", "強制結束", "強制終了", "죽었음", "Убито", "Getötet", "Processus arrêté"])
+def test_the_shells_kill_report_is_read_in_the_locales_glibc_translates_it_for(killed):
+    """A shell prints strsignal(SIGKILL) in the user's language (glibc's libc.mo: zh_CN, zh_TW,
+    ja, ko, ru, de, fr); the English corpus log with its last line translated here."""
+    english = (CORPUS / "pytorch/host.oom-killed--oobabooga-textgen-2509.log").read_text(encoding="utf-8")
+    assert english.rstrip().endswith("Killed")
+    (report,) = scan("-", stdin=(english.rstrip()[:-len("Killed")] + killed + "\n").encode())
     assert report["root_cause"] == "host.oom-killed"
 
 
