@@ -349,6 +349,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DY
+    # Windows' error 1455 in its Chinese text ('[WinError 1455] 页面文件太小'), read by its number
+    ("host/host.memory.alloc-failed--zbf1991-WeCLIP-5.log", "host.memory.alloc-failed", None, None),
     # batch DX
     # a Chinese shell's 'Killed' ('已杀死') after qwen-vl-utils read a video
     ("host/host.oom-killed--QwenLM-Qwen3-VL-1938.log", "host.oom-killed", None, None),
