@@ -980,6 +980,15 @@ def test_an_out_of_memory_while_onnx_runtime_builds_a_session_gets_onnx_runtimes
     assert "gpu_mem_limit" in found["findings"][0]["fixes"][0]["change"]
 
 
+def test_a_runtime_that_cannot_start_for_want_of_memory_is_told_to_free_the_gpu_not_to_shrink_a_budget() -> None:
+    """cudaGetDeviceCount failing with error 2 (WSL2): no server has taken a share yet, so the
+    advice to lower one's budget does not apply; freeing or isolating the card comes first."""
+    found = report(CORPUS / "pytorch/cuda.runtime.out-of-memory--pytorch-pytorch-150048.log")
+    assert (found["root_cause"], found["phase"]) == ("cuda.runtime.out-of-memory", "device-check")
+    ids = [fix["id"] for fix in found["findings"][0]["fixes"]]
+    assert ids[0] == "free-gpu" and "unknown-engine" not in ids
+
+
 def test_physxs_gpu_allocator_failing_leads_with_fewer_simulated_environments() -> None:
     found = report(CORPUS / "pytorch/cuda.runtime.out-of-memory--isaac-sim-IsaacGymEnvs-256.log")
     assert found["root_cause"] == "cuda.runtime.out-of-memory"

@@ -349,6 +349,11 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch DZ
+    # PyTorch's warning that the CUDA runtime could not count the devices, error 2 (out of memory)
+    ("pytorch/cuda.runtime.out-of-memory--pytorch-pytorch-150048.log", "cuda.runtime.out-of-memory", "device-check", None),
+    # a paste that keeps only the last frame, a convolution's _conv_forward
+    ("pytorch/pytorch.cuda.oom--ultralytics-yolov5-1698.log", "pytorch.cuda.oom", "serving", None),
     # batch DY
     # Windows' error 1455 in its Chinese text ('[WinError 1455] 页面文件太小'), read by its number
     ("host/host.memory.alloc-failed--zbf1991-WeCLIP-5.log", "host.memory.alloc-failed", None, None),
