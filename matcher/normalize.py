@@ -72,10 +72,8 @@ _JSON_MESSAGE_KEYS = ("message", "msg", "log", "MESSAGE", "textPayload", "text")
 
 # Words that make a message error-ish, lower-case: the scan's events and fuzzy gate are built from
 # them, and a line whose prompt was cut out stays an error line only if it still holds one.
-# The last ones are 'Killed' as a shell prints it under other locales (glibc's strsignal).
 ERRORISH_WORDS = ("error", "exception", "out of memory", "failed", "not enough", "insufficient",
-                  "cannot allocate", "unable to allocate", "killed",
-                  "已杀死", "強制結束", "強制終了", "죽었음", "убито", "getötet", "processus arrêté")
+                  "cannot allocate", "unable to allocate", "killed")
 
 # A message logged at error level, once the wrapping is gone: "ERROR text_generation_launcher:",
 # Go's slog "level=ERROR", glog "E1129 10:00:00.123", "[ERROR]", TensorRT-LLM "[TensorRT-LLM][ERROR]"

@@ -15,6 +15,7 @@ across all catalog roots; an overlay may use the built-in parts and define its o
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -30,6 +31,8 @@ from .files import data_dir, located, read_catalog_bytes, read_yaml, yaml_files
 REFERENCE = re.compile(r"\(\?&([a-z][a-z0-9_]{0,63})\)")
 USE = re.compile(r"^\s*(?:-\s+)?use:\s*['\"]?([a-z0-9]+(?:-[a-z0-9]+)*)", re.M)
 _SECTIONS = {"fragments", "fixes"}
+_FRAGMENT_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_FIX_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 class Fragment(msgspec.Struct, frozen=True):
@@ -77,11 +80,7 @@ def load_shared(roots: Iterable[Path], known: SharedParts | None = None) -> Shar
                     or not all(isinstance(v, dict) for v in doc.values())):
                 raise CatalogError(f"{path}: (top level): a mapping with 'fragments', 'fixes' or both, each a mapping")
             for name, entry in doc.get("fragments", {}).items():
-                where = located(path, r"^\s*" + re.escape(str(name)) + r"\s*:")
-                if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,63}", name):
-                    raise CatalogError(f"{where}: fragments: {str(name)[:80]!r} is not a fragment name (a-z, 0-9, '_')")
-                if name in fragments:
-                    raise CatalogError(f"{where}: fragments.{name}: already defined in {fragments[name].path}")
+                where = _new_name(path, "fragments", name, _FRAGMENT_NAME, "a fragment name (a-z, 0-9, '_')", fragments)
                 if (not isinstance(entry, dict) or set(entry) != {"regex", "meaning"}
                         or not all(isinstance(v, str) and v for v in entry.values())):
                     raise CatalogError(f"{where}: fragments.{name}: needs exactly regex and meaning (strings)")
@@ -93,11 +92,7 @@ def load_shared(roots: Iterable[Path], known: SharedParts | None = None) -> Shar
                     raise CatalogError(f"{where}: fragments.{name}.regex: regex {exc}") from None
                 fragments[name] = Fragment(name, entry["regex"], entry["meaning"], path)
             for fix_id, body in doc.get("fixes", {}).items():
-                where = located(path, r"^\s*" + re.escape(str(fix_id)) + r"\s*:")
-                if not isinstance(fix_id, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", fix_id):
-                    raise CatalogError(f"{where}: fixes: {str(fix_id)[:80]!r} is not a fix id (a-z, 0-9, '-')")
-                if fix_id in fixes:
-                    raise CatalogError(f"{where}: fixes.{fix_id}: already defined in {fixes[fix_id].path}")
+                where = _new_name(path, "fixes", fix_id, _FIX_ID, "a fix id (a-z, 0-9, '-')", fixes)
                 if not isinstance(body, dict) or "id" in body:
                     raise CatalogError(f"{where}: fixes.{fix_id}: a mapping of the fix's keys (its id is the name above it)")
                 fix = {"id": fix_id, **body}
@@ -108,7 +103,20 @@ def load_shared(roots: Iterable[Path], known: SharedParts | None = None) -> Shar
     return SharedParts(fragments, fixes)
 
 
+def _new_name(path: Path, section: str, name: Any, rule: re.Pattern[str], what: str,
+              known: dict[str, Fragment] | dict[str, SharedFix]) -> str:
+    """``path:line`` of a part's name, once the name is checked to be well-formed and new."""
+    where = located(path, r"^\s*" + re.escape(str(name)) + r"\s*:")
+    if not isinstance(name, str) or not rule.fullmatch(name):
+        raise CatalogError(f"{where}: {section}: {str(name)[:80]!r} is not {what}")
+    if name in known:
+        raise CatalogError(f"{where}: {section}.{name}: already defined in {known[name].path}")
+    return where
+
+
+@functools.lru_cache(maxsize=1)
 def _fix_validator() -> Any:
+    """The schema's fix definition, as a validator (built once)."""
     import jsonschema
 
     schema = json.loads((data_dir("schema") / "signature.schema.json").read_text(encoding="utf-8"))

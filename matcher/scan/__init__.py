@@ -377,6 +377,8 @@ class RunScan:
                     if fact.continues_event and self.event is not None:
                         closing = False  # a detail line of the error before it (its values settle a requires)
                         self.event.touch(line_no)
+            elif hit.pattern.kill_report:
+                closing = False  # a kill after the error ends its event: the launcher's (see _problem)
         gated = not harmless and kinds.gate and GATE.search(text) is not None
         says_error = not harmless and (gated or message.error_level or kinds.gate and is_exception(text))
         if closing and not hits and not says_error:
