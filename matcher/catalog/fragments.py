@@ -173,11 +173,7 @@ def _resolved_fix(fix: Any, index: int, shared: SharedParts, path: Path) -> Any:
     return copy.deepcopy(found.fix)  # each signature's document owns its copy
 
 
-def references(path: Path) -> set[str]:
-    """The fragment names a signature file refers to, as written."""
-    return set(REFERENCE.findall(read_catalog_bytes(path).decode("utf-8", "replace")))
-
-
-def shared_fixes_used(path: Path) -> set[str]:
-    """The shared fix ids a signature file names with ``use:``, as written."""
-    return set(USE.findall(read_catalog_bytes(path).decode("utf-8", "replace")))
+def names_used(path: Path) -> tuple[set[str], set[str]]:
+    """The fragment names and the shared fix ids a signature file refers to, as written."""
+    text = read_catalog_bytes(path).decode("utf-8", "replace")
+    return set(REFERENCE.findall(text)), set(USE.findall(text))

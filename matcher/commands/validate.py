@@ -49,7 +49,7 @@ from ..catalog import (
 )
 from ..catalog.files import located
 from ..catalog.load import renamed_ids, with_current_ids
-from ..catalog.fragments import SharedParts, load_shared, references, shared_fixes_used
+from ..catalog.fragments import SharedParts, load_shared, names_used
 from ..catalog.vocabulary import FILE_NAME as FACTS_FILE
 from ..catalog.vocabulary import Vocabulary, load_vocabulary, undeclared
 from ..checklist import placeholders as fill_placeholders
@@ -204,15 +204,15 @@ def _warn_unused(shared: SharedParts, own_roots: list[Path], all_roots: list[Pat
     fixes = [f for f in shared.fixes.values() if own(f.path)]
     if not fragments and not fixes:
         return
-    files = [path for root in all_roots for path in signature_files(root)]
-    used = set().union(*map(references, files))
+    used = [names_used(path) for root in all_roots for path in signature_files(root)]
+    used_fragments = set().union(*(names for names, _ in used))
+    used_fixes = set().union(*(ids for _, ids in used))
     for fragment in fragments:
-        if fragment.name not in used:
+        if fragment.name not in used_fragments:
             where = located(fragment.path, r"^\s*" + fragment.name + r"\s*:")
             click.echo(f"logkb validate: warning: {where}: fragments.{fragment.name}: no pattern uses it", err=True)
-    used = set().union(*map(shared_fixes_used, files))
     for fix in fixes:
-        if fix.id not in used:
+        if fix.id not in used_fixes:
             where = located(fix.path, r"^\s*" + fix.id + r"\s*:")
             click.echo(f"logkb validate: warning: {where}: fixes.{fix.id}: no signature uses it", err=True)
 
