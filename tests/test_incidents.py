@@ -349,6 +349,9 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EB
+    # a traceback cut inside Megatron-LM's training loop (train, checkpoint_and_decide_exit)
+    ("pytorch/nomatch-pytorch--modelscope-ms-swift-5966.log", "uncatalogued", "serving", None),
     # batch DZ
     # PyTorch's warning that the CUDA runtime could not count the devices, error 2 (out of memory)
     ("pytorch/cuda.runtime.out-of-memory--pytorch-pytorch-150048.log", "cuda.runtime.out-of-memory", "device-check", None),
@@ -1200,6 +1203,14 @@ def test_a_cache_that_holds_any_context_does_not_make_a_cut_traceback_the_max_mo
     assert (flashrag["root_cause"], flashrag["phase"]) == ("uncatalogued", "kv-cache-allocation")
     (openrlhf,) = scan(CORPUS / "vllm/vllm.kv-cache.max-model-len-exceeds-capacity--OpenRLHF-OpenRLHF-336.log")
     assert openrlhf["root_cause"] == "vllm.kv-cache.max-model-len-exceeds-capacity"
+
+
+def test_an_applications_own_cut_traceback_after_the_cache_is_sized_is_not_the_max_model_len_check():
+    """Xinference's worker relays its model actor's error with a traceback of its own frames
+    (xoscar's), cut here before the relayed exception, right after vLLM counted its GPU blocks:
+    no vLLM frame is innermost, so nothing says vLLM's check raised it."""
+    (relayed,) = scan(CORPUS / "nonmemory/nonmemory-vllm--vllm-project-vllm-3743.log")
+    assert (relayed["root_cause"], relayed["phase"]) == ("uncatalogued", "kv-cache-allocation")
 
 
 def test_xla_running_out_of_on_chip_vmem_is_no_memory_diagnosis_whole_or_cut():

@@ -81,3 +81,53 @@ def test_runtime_checks_follow_the_runtime_that_failed():
     assert [c["id"] for c in comfy["findings"][0]["checks"]] == ["other-processes", "library-install", "exact-call"]
     verl = report(CORPUS / "pytorch" / "cuda.runtime.out-of-memory--Chrisytz-verl-verl_no_vllm_full_seqlen.log")
     assert verl["engine"] == "vllm" and "engine-budget" in {c["id"] for c in verl["findings"][0]["checks"]}
+
+
+def test_neuron_device_memory_gets_neurons_own_advice():
+    """The Neuron runtime's refusals, in libnrt 2.x's and the Inf1 daemon's words and the
+    compiler's estimate, are one diagnosis whose fixes name Neuron's knobs, never CUDA's."""
+    names = ("pytorch/neuron.device.out-of-memory--aws-neuron-transformers-neuronx-92.log",
+             "pytorch/neuron.device.out-of-memory--aws-neuron-aws-neuron-sdk-302.log",
+             "tgi/neuron.device.out-of-memory--philschmid-huggingface-inferentia2-samples-12.log")
+    for name in names:
+        found = report(CORPUS / name)
+        root = found["findings"][0]
+        assert found["root_cause"] == "neuron.device.out-of-memory", name
+        assert [f["id"] for f in root["fixes"]][0] == "more-cores"
+        advice = json.dumps(root["fixes"])
+        assert "tp_degree" in advice and "NEURON_RT_VISIBLE_CORES" in advice
+        assert "CUDA" not in advice and not any(knob in advice for knob in PYTORCH_KNOBS)
+    # The Inf1 daemon names the request that failed: loading the compiled model.
+    assert report(CORPUS / names[1])["phase"] == "weight-loading"
+
+
+def test_gaudi_fixes_follow_the_phase_and_the_size_of_the_request():
+    """A Gaudi card's refusal while the weights move to it is met by sharding first; a single
+    request of tens of gigabytes during generation points at the operation that asked for it."""
+    loading = report(CORPUS / "pytorch" / "gaudi.hpu.out-of-memory--huggingface-optimum-habana-2214.log")
+    assert loading["phase"] == "weight-loading"
+    root = loading["findings"][0]
+    assert [f["id"] for f in root["fixes"]][0] == "shard-over-cards"
+    assert {c["id"]: c["status"] for c in root["checks"]}["request-size"] == "pass"
+    generating = report(CORPUS / "pytorch" / "gaudi.hpu.out-of-memory--huggingface-optimum-habana-1708.log")
+    assert generating["phase"] == "serving"
+    root = generating["findings"][0]
+    size = {c["id"]: c for c in root["checks"]}["request-size"]
+    assert size["status"] == "fail" and "52.93 GiB" in size["detail"]
+    assert [f["id"] for f in root["fixes"]][:2] == ["shrink-oversized-operation", "smaller-batch-or-length"]
+    assert "hl-smi" in json.dumps(root) and not any(knob in json.dumps(root["fixes"]) for knob in PYTORCH_KNOBS)
+
+
+def test_a_servers_budget_is_not_lowered_before_the_runtime_starts(tmp_path):
+    """The CUDA runtime refusing memory at the device check (PyTorch's cudaGetDeviceCount
+    warning, a real log) under a vLLM banner (a real vLLM log's first line): vLLM has taken no
+    share yet, so freeing the card leads and lowering its utilization is not offered."""
+    banner = next(line for line in (CORPUS / "vllm" / "pytorch.cuda.oom--Kelsidavis-rusteze-vllm.log")
+                  .read_text(encoding="utf-8").splitlines(keepends=True) if "vLLM API server version" in line)
+    device_check = (CORPUS / "pytorch" / "cuda.runtime.out-of-memory--pytorch-pytorch-150048.log").read_text(encoding="utf-8")
+    log = tmp_path / "vllm-device-check.log"
+    log.write_text(banner + device_check, encoding="utf-8")
+    found = report(log)
+    assert found["engine"] == "vllm" and found["phase"] == "device-check"
+    fixes = [f["id"] for f in found["findings"][0]["fixes"]]
+    assert fixes[0] == "free-gpu" and "leave-headroom" not in fixes
