@@ -349,6 +349,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EC
+    # Paddle's allocator refusing memory under PaddleOCR's recognizer, whose code line runs a
+    # Paddle Inference predictor on a batch
+    ("pytorch/cuda.runtime.out-of-memory--PaddlePaddle-PaddleOCR-1470.log", "cuda.runtime.out-of-memory", "serving", None),
     # batch EB
     # a traceback cut inside Megatron-LM's training loop (train, checkpoint_and_decide_exit)
     ("pytorch/nomatch-pytorch--modelscope-ms-swift-5966.log", "uncatalogued", "serving", None),
