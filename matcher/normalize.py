@@ -32,6 +32,7 @@ _PREFIXES = re.compile(
     | [A-Za-z]{3}\ {1,2}\d{1,2}\ \d\d:\d\d:\d\d\ (?:[\w.-]{1,64}\ )?(?P<journal>[\w.@-]{1,64}\[\d{1,10}\]):\ ?  # syslog / journalctl: "Jun 16 20:53:56 host ollama[13938]: "
     | \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\ (?:std(?:out|err)\ [FP]\ |-\ (?=\S))?  # k8s CRI / kubectl; ComfyUI's own "2025-06-26T20:41:20.827229 - "
     | (?P<supervisor>\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ (?=[A-Z(\[]))                           # a supervisor's "2024-07-11 21:46:49 " before the engine's own header
+    | \d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:[.,]\d+)?\ \|\ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\ \|\ [\w.-]{1,64}\ \|\ ?  # "%(asctime)s | %(levelname)s | %(name)s | ": FastChat's workers (their stderr relayed line by line), fairseq, metaseq
     | \[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\                                    # kubectl logs --prefix: "[pod/vllm-0/vllm] "
     | bk;t=\d{10,16}\ ?                                                       # Buildkite's timestamp, pasted without the escape codes around it
     | (?:INFO|WARN|ERROR|DEBUG)\ {1,2}PyProcess\ W-\d{1,6}-[\w.-]{1,128}-std(?:out|err):\ ?  # DJL Serving relaying its Python worker: "WARN  PyProcess W-252-model-stderr: "

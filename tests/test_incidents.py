@@ -349,6 +349,21 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch ED
+    # FastChat's worker relays vLLM's stderr as "<time> | ERROR | stderr | "; the traceback under it
+    # is cut after vLLM counted too few GPU blocks, in FastChat's vLLM worker
+    ("vllm/vllm.kv-cache.max-model-len-exceeds-capacity--lm-sys-FastChat-3177.log",
+     "vllm.kv-cache.max-model-len-exceeds-capacity", "kv-cache-allocation", None),
+    # Tabby's own summary of llama-server's cudaMalloc failure
+    ("llamacpp/llamacpp.gpu.alloc-failed--TabbyML-tabby-4293.log", "llamacpp.gpu.alloc-failed", None, None),
+    # a kill right after transformers downloaded a sharded checkpoint, and after InstructorEmbedding
+    # announced its model's load
+    ("host/host.oom-killed--PromtEngineer-localGPT-99.log", "host.oom-killed", "weight-loading", None),
+    ("host/host.oom-killed--PromtEngineer-localGPT-45.log", "host.oom-killed", "weight-loading", None),
+    # AUTOMATIC1111's one-line summary ('loading stable diffusion model: OutOfMemoryError') before
+    # a traceback cut inside Module.to
+    ("pytorch/pytorch.cuda.oom-weight-loading--serpotapov-stable-diffusion-portable-5.log",
+     "pytorch.cuda.oom-weight-loading", "weight-loading", None),
     # batch EC
     # Paddle's allocator refusing memory under PaddleOCR's recognizer, whose code line runs a
     # Paddle Inference predictor on a batch
