@@ -349,6 +349,14 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EE
+    # Marian NMT's CUDA_CHECK ("CUDA error 2 'out of memory' - ...: cudaMalloc(&data_, size)"), after
+    # its training log's "Ep. N : Up. N" lines and at its start-up workspace reserve
+    ("pytorch/cuda.runtime.out-of-memory--marian-nmt-marian-dev-439.log", "cuda.runtime.out-of-memory", "serving", None),
+    ("pytorch/cuda.runtime.out-of-memory--marian-nmt-marian-270.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.kernel.fault--marian-nmt-marian-120.log", "cuda.kernel.fault", "serving", None),
+    # the Neuron runtime out of pages for a model's DMA rings
+    ("pytorch/neuron.device.out-of-memory--aws-neuron-aws-neuron-sdk-369.log", "neuron.device.out-of-memory", None, None),
     # batch ED
     # FastChat's worker relays vLLM's stderr as "<time> | ERROR | stderr | "; the traceback under it
     # is cut after vLLM counted too few GPU blocks, in FastChat's vLLM worker

@@ -131,3 +131,16 @@ def test_a_servers_budget_is_not_lowered_before_the_runtime_starts(tmp_path):
     assert found["engine"] == "vllm" and found["phase"] == "device-check"
     fixes = [f["id"] for f in found["findings"][0]["fixes"]]
     assert fixes[0] == "free-gpu" and "leave-headroom" not in fixes
+
+
+def test_marian_gets_its_workspace_fix_not_a_servers_budget():
+    """Marian NMT's cudaMalloc failure, at its start-up reserve and during validation: its own
+    --workspace leads, and the unknown server's memory fraction is not offered."""
+    for name in ("cuda.runtime.out-of-memory--marian-nmt-marian-270.log",
+                 "cuda.runtime.out-of-memory--marian-nmt-marian-dev-439.log"):
+        root = report(CORPUS / "pytorch" / name)["findings"][0]
+        assert root["id"] == "cuda.runtime.out-of-memory"
+        ids = [f["id"] for f in root["fixes"]]
+        assert ids[0] == "marian-workspace" and "unknown-engine" not in ids, ids
+        assert "--workspace" in root["fixes"][0]["change"]
+        assert "engine-budget" not in {c["id"] for c in root["checks"]}
