@@ -349,6 +349,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EF
+    # RAPIDS Memory Manager's pool at its maximum size, raised as std::bad_alloc (Python's
+    # MemoryError): GPU memory, not the host's
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-cudf-9232.log", "cuda.runtime.out-of-memory", None, None),
+    # CatBoost's GPU memory pool
+    ("pytorch/cuda.runtime.out-of-memory--catboost-catboost-302.log", "cuda.runtime.out-of-memory", None, None),
+    # llama.cpp's RPC device named with its index ('RPC0[host:port]')
+    ("llamacpp/llamacpp.gpu.alloc-failed--ggml-org-llama.cpp-23858.log", "llamacpp.gpu.alloc-failed", "weight-loading", None),
+    # LightGBM's 'Start training from score' before a kernel fault
+    ("pytorch/cuda.kernel.fault--lightgbm-org-LightGBM-6512.log", "cuda.kernel.fault", "serving", None),
     # batch EE
     # Marian NMT's CUDA_CHECK ("CUDA error 2 'out of memory' - ...: cudaMalloc(&data_, size)"), after
     # its training log's "Ep. N : Up. N" lines and at its start-up workspace reserve
