@@ -349,6 +349,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EG
+    # ComfyUI's error report naming a wrapper's loader node ('DownloadAndLoadHyVideoTextEncoder')
+    ("pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-6435.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
     # batch EF
     # RAPIDS Memory Manager's pool at its maximum size, raised as std::bad_alloc (Python's
     # MemoryError): GPU memory, not the host's
