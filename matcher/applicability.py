@@ -1,11 +1,11 @@
 """Which fixes fit a finding: the phase it happened in, and the engine and device of the log.
 
-A fix may declare ``applies_to: {phases: [...], engines: [...], not_engines: [...], devices:
-[...], leads_in: [...]}``. A fix is dropped when the log shows a phase, engine or device outside
-its lists, or an engine in ``not_engines`` (which has its own variant of the fix); the
-engine name ``unknown`` stands for a log whose engine logkb could not tell, so a fix that
-names one engine's knobs never reaches a reader of another engine's log. An unknown phase or
-device drops nothing. Among the fixes kept, those that lead in the finding's phase
+A fix may declare ``applies_to: {phases: [...], not_phases: [...], engines: [...], not_engines:
+[...], devices: [...], leads_in: [...]}``. A fix is dropped when the log shows a phase, engine or
+device outside its lists, a phase in ``not_phases`` (where it cannot help), or an engine in
+``not_engines`` (which has its own variant of the fix); the engine name ``unknown`` stands
+for a log whose engine logkb could not tell, so a fix that names one engine's knobs never
+reaches a reader of another engine's log. An unknown phase or device drops nothing. Among the fixes kept, those that lead in the finding's phase
 (``leads_in``) come first, the others follow, each group in catalog order.
 """
 
@@ -38,7 +38,7 @@ class Situation(msgspec.Struct, frozen=True):
 
 def fits(applies_to: Applicability, situation: Situation) -> bool:
     phases, engines, devices = applies_to.phases, applies_to.engines, applies_to.devices
-    if phases and situation.phase is not None and situation.phase not in phases:
+    if situation.phase is not None and (phases and situation.phase not in phases or situation.phase in applies_to.not_phases):
         return False
     if engines and situation.engine not in engines or situation.engine in applies_to.not_engines:
         return False

@@ -340,6 +340,11 @@ fixes:
     applies_to: {leads_in: [serving]}
     change: "s"
     tradeoff: t
+  - id: never-while-serving
+    title: Anywhere but serving
+    applies_to: {not_phases: [serving]}
+    change: "n"
+    tradeoff: t
 verify: v
 references: [{url: "https://example.org"}]
 """)
@@ -349,6 +354,8 @@ references: [{url: "https://example.org"}]
     finding = out["files"][0]["findings"][0]
     assert finding["phase"] == "serving"
     assert [f["id"] for f in finding["fixes"]] == ["serving-first", "general"]
+    page = run("explain", "--catalog", tmp_path, "test.overlay.phased")
+    assert "not in phases: serving" in page
 
 
 # -- the corrected advice -----------------------------------------------------------------

@@ -347,7 +347,7 @@ def _values(sources: dict[str, str]) -> tuple[Value, ...]:
 
 def _applicability(item: dict[str, Any]) -> Applicability:
     applies_to = item.get("applies_to") or {}
-    return Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in", "not_engines")))
+    return Applicability(*(tuple(applies_to.get(key, ())) for key in ("phases", "engines", "devices", "leads_in", "not_engines", "not_phases")))
 
 
 def _check(item: dict[str, Any]) -> Check:

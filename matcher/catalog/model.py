@@ -142,6 +142,7 @@ class Applicability(msgspec.Struct, frozen=True):
     devices: tuple[str, ...] = ()
     leads_in: tuple[str, ...] = ()
     not_engines: tuple[str, ...] = ()
+    not_phases: tuple[str, ...] = ()
 
 
 class Check(msgspec.Struct, frozen=True):

@@ -87,7 +87,8 @@ def _check(check: Check) -> Item:
 def _scope(applies_to: Applicability) -> list[tuple[str, str]]:
     """The lines that say where a check or fix is shown, and where a fix comes first."""
     return [(label, ", ".join(names)) for names, label in (
-        (applies_to.phases, "only in phases"), (applies_to.engines, "only for engines"),
+        (applies_to.phases, "only in phases"), (applies_to.not_phases, "not in phases"),
+        (applies_to.engines, "only for engines"),
         (applies_to.not_engines, "not for engines"), (applies_to.devices, "only on devices"),
         (applies_to.leads_in, "first in phases")) if names]
 
