@@ -349,6 +349,38 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EJ
+    # OpenCV's host allocator ('(-4:Insufficient memory) Failed to allocate N bytes')
+    ("host/host.memory.alloc-failed--Arthurzhangsheng-CodeFormer_GUI-5.log", "host.memory.alloc-failed", None, None),
+    # ... but not a request of hundreds of TiB, a size computed from bad data
+    ("pytorch/nomatch-other--HKUST-Aerial-Robotics-VINS-Fusion-252.log", None, None, None),
+    # RAPIDS Memory Manager's CNMEM pool throwing rmm::bad_alloc: GPU memory
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-Merlin-HugeCTR-131.log", "cuda.runtime.out-of-memory", None, None),
+    # TensorFlow 2's eager op on a GPU ('failed to allocate memory [Op:Mul]') while Keras creates a
+    # layer's weights
+    ("pytorch/cuda.runtime.out-of-memory--flwrlabs-flower-3159.log", "cuda.runtime.out-of-memory", "weight-loading", None),
+    # PyTorch Lightning's test_step
+    ("pytorch/pytorch.cuda.oom--dhkdnduq-PatchCore_anomaly_detection-7.log", "pytorch.cuda.oom", "serving", None),
+    # batch EI
+    # TorchInductor's autotuner re-raising Triton's 'out of resource' (shared memory) under the
+    # class name OutOfMemoryError: a kernel's limit, not device memory
+    ("nonmemory/nonmemory-pytorch--pytorch-pytorch-175250.log", "uncatalogued", None, None),
+    # XLA's 'Out of memory allocating N bytes' on a CPU-only host: not the GPU's wording
+    ("pytorch/nomatch-other--google-deepmind-weathernext-44.log", "uncatalogued", None, None),
+    # older TensorRT's check of a CUDA call in its builder ('Cuda Error in allocate: 2 (out of memory)')
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-TensorRT-840.log", "cuda.runtime.out-of-memory", None, None),
+    # TensorFlow naming the Keras train_function whose op failed
+    ("pytorch/cuda.runtime.out-of-memory--tensorflow-tensorflow-60607.log", "cuda.runtime.out-of-memory", "serving", None),
+    # TorchInductor's cudagraphify_impl (torch.compile's CUDA graphs)
+    ("pytorch/cuda.kernel.fault--pytorch-torchdynamo-1821.log", "cuda.kernel.fault", "cudagraph-capture", None),
+    # batch EH
+    # bash's report of a SIGKILLed job, without the script's name, and its interactive job-control
+    # report ('[1]+  Killed  cmd')
+    ("host/host.oom-killed--stanford-crfm-helm-655.log", "host.oom-killed", None, None),
+    # mmcv's training runner (Runner.run -> train) under an illegal memory access: a training step
+    ("pytorch/cuda.kernel.fault--open-mmlab-mmdetection-659.log", "cuda.kernel.fault", "serving", None),
+    # ExLlamaV2's dynamic generator producing tokens (iterate -> iterate_gen)
+    ("pytorch/cuda.runtime.out-of-memory--turboderp-org-exllamav2-521.log", "cuda.runtime.out-of-memory", "serving", None),
     # batch EG
     # ComfyUI's error report naming a wrapper's loader node ('DownloadAndLoadHyVideoTextEncoder')
     ("pytorch/pytorch.cuda.oom-weight-loading--Comfy-Org-ComfyUI-6435.log", "pytorch.cuda.oom-weight-loading",
@@ -1443,6 +1475,17 @@ def test_the_shells_kill_report_is_read_in_the_locales_glibc_translates_it_for(k
     assert english.rstrip().endswith("Killed")
     (report,) = scan("-", stdin=(english.rstrip()[:-len("Killed")] + killed + "\n").encode())
     assert report["root_cause"] == "host.oom-killed"
+
+
+@pytest.mark.parametrize(("status", "killed"), [("Killed", True), ("Done", False), ("Terminated", False), ("Exit 1", False)])
+def test_bashs_job_control_report_is_a_kill_only_for_sigkill(status, killed):
+    """bash reports a finished background job as '[N]+  <status>  <command>': the HELM log's
+    'Killed' (a real corpus line) is the OOM killer's sign; 'Done', 'Terminated' (SIGTERM) and
+    'Exit 1' in its place are not."""
+    line = next(text for text in (CORPUS / "host/host.oom-killed--stanford-crfm-helm-655.log")
+                .read_text(encoding="utf-8").splitlines() if text.startswith("[1]+"))
+    (report,) = scan("-", stdin=(line.replace("Killed", status.ljust(len("Killed")), 1) + "\n").encode())
+    assert (report["root_cause"] == "host.oom-killed") is killed
 
 
 def test_a_cap_of_the_whole_card_is_the_plain_out_of_memory():

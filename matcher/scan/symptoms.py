@@ -64,12 +64,14 @@ class Symptoms:
             (sig, rule) for sig in signatures if isinstance(sig, ProblemSignature) for rule in sig.owns]
 
     def of_exception(self, text: str) -> SymptomMatch | None:
-        """An exception whose class means a symptom, its message missing or not recognised."""
+        """An exception whose class means a symptom, its message missing or not recognised,
+        unless the symptom's exclusions name the message (a class name that another layer reuses
+        for something else)."""
         match = exception_line(text)
         if match is None:
             return None
         sig = self._by_type.get(match.group("type")) or self._by_type.get(match.group("cause") or "")
-        if sig is None:
+        if sig is None or any(search(ex, text, sig) for ex in sig.exclude):
             return None
         reason = "the exception's message is missing" if not (match.group("message") or "").strip() else \
             "only the exception's class shows it"
