@@ -349,6 +349,19 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batches EK and EL
+    # a paste that starts at the code line of the frame it cut off (accelerate moving a weight;
+    # autograd's backward), right before the exception
+    ("pytorch/pytorch.cuda.oom-weight-loading--Ucas-HaoranWei-GOT-OCR2.0-8.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    ("pytorch/cuda.kernel.fault--OpenGVLab-Vision-RWKV-13.log", "cuda.kernel.fault", "serving", None),
+    # Caffe's CUDA_CHECK, and glog's check-failure stack through the network's forward pass
+    ("pytorch/cuda.runtime.out-of-memory--CMU-Perceptual-Computing-Lab-caffe_rtpose-44.log",
+     "cuda.runtime.out-of-memory", "serving", None),
+    # 'Loading checkpoint from <path>' before a rank killed by SIGKILL
+    ("host/host.oom-killed--ByteDance-Seed-Bagel-121.log", "host.oom-killed", "weight-loading", None),
+    # a request of 16 EiB (warp-ctc's size computed below zero) is no lack of memory
+    ("pytorch/nomatch-pytorch--SeanNaren-warp-ctc-151.log", "uncatalogued", None, None),
     # batch EJ
     # OpenCV's host allocator ('(-4:Insufficient memory) Failed to allocate N bytes')
     ("host/host.memory.alloc-failed--Arthurzhangsheng-CodeFormer_GUI-5.log", "host.memory.alloc-failed", None, None),
@@ -1486,6 +1499,18 @@ def test_bashs_job_control_report_is_a_kill_only_for_sigkill(status, killed):
                 .read_text(encoding="utf-8").splitlines() if text.startswith("[1]+"))
     (report,) = scan("-", stdin=(line.replace("Killed", status.ljust(len("Killed")), 1) + "\n").encode())
     assert (report["root_cause"] == "host.oom-killed") is killed
+
+
+def test_a_code_line_that_starts_the_input_names_the_step_only_for_the_error_right_after_it():
+    """GOT-OCR2.0's paste starts at accelerate's 'new_value = value.to(device)' (its frame line
+    cut off) and the CUDA error follows at once: weight loading. The same two real lines with a
+    run's other output between them say nothing about the step of that error."""
+    lines = (CORPUS / "pytorch/pytorch.cuda.oom-weight-loading--Ucas-HaoranWei-GOT-OCR2.0-8.log").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    (close,) = scan("-", stdin="".join(lines).encode())
+    assert close["phase"] == "weight-loading"
+    (apart,) = scan("-", stdin=(lines[0] + "step 1\nstep 2\nstep 3\nstep 4\n" + "".join(lines[1:])).encode())
+    assert apart["root_cause"] == "cuda.runtime.out-of-memory" and apart["phase"] == "unknown"
 
 
 def test_a_cap_of_the_whole_card_is_the_plain_out_of_memory():

@@ -313,7 +313,9 @@ class RunScan:
         self.engines.note_writer(message.writer)
         event = self.event
         native_frame = kinds.source and NATIVE_FRAME.match(text) is not None
-        if kinds.source_only and not native_frame and not self._under_frame(line_no, text):
+        # The input's first line may be a code line whose frame line the paste cut off.
+        orphan = line_no == 1 and kinds.source and '", line ' not in text and _FRAME_START.match(text) is None
+        if kinds.source_only and not native_frame and not self._under_frame(line_no, text) and not orphan:
             return  # a frame map's words outside any frame or code line under one: not a candidate at all
         if event is not None and line_no > event.last_line + FRAME_GAP:
             self._close()
@@ -353,6 +355,8 @@ class RunScan:
         if kinds.source and self.event is not None and self._under_frame(line_no, text):
             self.phases.add_source(text)
             self.event.frame_phase, self.event.fallback_phase = self.phases.frame_phase, self.phases.fallback_phase
+        elif orphan and self.event is None:
+            self.phases.add_orphan_source(line_no, text)
         if native_frame:
             owner = self.event if self.event is not None and line_no > self.event.first_line else None
             native = self.phases.add_native_frame(line_no, text, after_error=owner is not None)

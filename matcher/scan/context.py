@@ -16,6 +16,7 @@ from ..findings import ENGINE_AGNOSTIC, HOST_ENGINES, most_seen_engine
 from .lines import CONFIRM_CACHE, canonical_frame, confirm
 
 FRAME_GAP = 40  # lines between the last traceback frame and the error it explains
+ORPHAN_GAP = 3  # lines between a code line that starts the input and the error it explains
 MAX_FRAMES = 64  # innermost frames kept per traceback
 MAX_PHASES = 256  # phase transitions kept per run (a restart loop can print millions)
 MAX_ORIGINS = 256  # process tags looked at for the engine
@@ -73,6 +74,7 @@ class PhaseTracker(msgspec.Struct, eq=False):
     native_phase: str | None = None  # the phase the innermost mapped frame of the last native stack shows
     native_line: int = 0  # that stack's last frame line seen
     native_explains_error: bool = False  # the stack followed an error line, which it belongs to
+    orphan_line: int = 0  # the input's first line read as a frame's code line (add_orphan_source)
     _memo: dict[str, tuple[str, bool] | None] = msgspec.field(default_factory=dict)
 
     def enter(self, phase: str, line_no: int) -> bool:
@@ -125,6 +127,18 @@ class PhaseTracker(msgspec.Struct, eq=False):
         ``.generate(``) shows the step even where the frame's own function is the user's."""
         self._note(self._phase_of_frame(text.strip()))
 
+    def add_orphan_source(self, line_no: int, text: str) -> None:
+        """The input's first line when it is the code line a frame was executing, the frame line
+        above it cut off by the paste ('new_value = value.to(device)', then the exception): it
+        names the step as it would under its frame, for an error that follows at once. Not a
+        fallback map's (a model's forward pass): one code line is too little for that."""
+        found = self._phase_of_frame(text.strip())
+        if found is not None and not found[1]:
+            self.start_traceback()
+            self.frames.append((line_no, text.strip()))
+            self.orphan_line = line_no
+            self._note(found)
+
     def _note(self, found: tuple[str, bool] | None) -> None:
         if found is not None:
             phase, fallback = found
@@ -135,7 +149,8 @@ class PhaseTracker(msgspec.Struct, eq=False):
 
     def recent_frames(self, line_no: int) -> list[tuple[int, str]]:
         """The frames of the traceback that a line at ``line_no`` closes, if any."""
-        if self.frames and line_no - self.frames[-1][0] <= FRAME_GAP:
+        last = self.frames[-1][0] if self.frames else 0
+        if self.frames and line_no - last <= (ORPHAN_GAP if last == self.orphan_line else FRAME_GAP):
             return self.frames
         return []
 

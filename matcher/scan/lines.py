@@ -40,8 +40,9 @@ FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|\[?[~/]\S{0,400}?\.py
 # A frame of a native stack, which every native runtime prints innermost first: gdb's
 # "#5  0x... in llama_decode ()", glibc's backtrace_symbols "lib.so(func+0x1e6)[0x7f...]", Go's
 # "pkg.(*Server).run(0xc0...)", Rust's "  9: crate::module::Type::load", a bare C++ qualified
-# name, compute-sanitizer's "Host Frame: func(...) in file:line", and ggml's CUDA error report
-# "current device: 0, in function ggml_x at file:line".
+# name, compute-sanitizer's "Host Frame: func(...) in file:line", ggml's CUDA error report
+# "current device: 0, in function ggml_x at file:line", and glog's check-failure stack
+# "@     0x7f... caffe::Net<>::ForwardFromTo()".
 NATIVE_FRAME = re.compile(
     r"^\s*(?:#\d{1,3}\s+(?:0x[0-9a-fA-F]{1,16}\s+in\s+[A-Za-z_~]|[A-Za-z_~][\w:~<>]{0,300}\s*\()"
     r"|\S{0,300}\([\w.$@]{1,400}\+0x[0-9a-fA-F]{1,16}\)\s*\[0x[0-9a-fA-F]{1,16}\]"
@@ -50,7 +51,8 @@ NATIVE_FRAME = re.compile(
     r"|[\w-]{1,100}(?:\.\(\*?\w{1,80}\))?(?:\.\w{1,80}){1,4}\((?:0x[0-9a-fA-F]|\{|\.\.\.)[^()\n]{0,400}\)\s*$"
     r"|[A-Za-z_]\w{0,80}(?:::~?[A-Za-z_]\w{0,80}){1,8}\s*$"
     r"|(?:={3,}\s+)?Host Frame:\s*[A-Za-z_~]"
-    r"|current device: \d{1,3}, in function \w{1,120}\b)"
+    r"|current device: \d{1,3}, in function \w{1,120}\b"
+    r"|@\s{1,8}0x[0-9a-fA-F]{1,16}\s{1,8}[A-Za-z_~(])"
 )
 # The line a frame was executing, under its frame line: CPython prints it next; IPython prints a
 # few lines of context and marks it with an arrow padded to the width of the line numbers
