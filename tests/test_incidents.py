@@ -349,6 +349,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EM
+    # AUTOMATIC1111's interrogator (BLIP and CLIP describing an image for a request)
+    ("pytorch/pytorch.cuda.oom-fragmentation--AUTOMATIC1111-stable-diffusion-webui-7330.log",
+     "pytorch.cuda.oom-fragmentation", "serving", None),
     # batches EK and EL
     # a paste that starts at the code line of the frame it cut off (accelerate moving a weight;
     # autograd's backward), right before the exception
