@@ -261,10 +261,13 @@ class _Ere:
     def bracket(self, members: list[str], negate: bool) -> str:
         """ERE brackets have no escapes: ']' goes first, '-' last, '^' not first. A '[' member
         goes outside, as an escaped literal in an alternation: ripgrep reads '[' inside a
-        bracket as the start of a nested class, grep -E as itself."""
+        bracket as the start of a nested class, grep -E as itself. A backslash member is written
+        twice: ripgrep reads '\\\\' as one escaped backslash (and a lone one as an escape, so
+        '[\\/]' would be only '/' to it), grep -E reads each as itself."""
         if "[" in members and not negate:
             others = [m for m in members if m != "["]
             return "\\[" if not others else "(\\[|" + self.bracket(others, negate) + ")"
+        members = ["\\\\" if m == "\\" else m for m in members]
         close = "]" if "]" in members else ""
         dash = "-" if "-" in members else ""
         caret = "^" if "^" in members else ""
