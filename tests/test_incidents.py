@@ -349,6 +349,15 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EN
+    # macOS's malloc refused a region ('malloc: can't allocate region'): host memory
+    ("host/host.memory.alloc-failed--Ma-Dan-Yolact-CoreML-2.log", "host.memory.alloc-failed", None, None),
+    # MediaPipe's model mapping with ENOMEM ('Unable to map file to memory buffer, errno=12')
+    ("host/host.memory.mmap-failed--google-ai-edge-mediapipe-5930.log", "host.memory.mmap-failed", None, None),
+    # Xcode's 'Terminated due to memory issue' (the jetsam limit)
+    ("host/host.oom-killed--ynagatomo-ImgGenSD2-6.log", "host.oom-killed", None, None),
+    # OpenNMT-py's Translator.translate_batch
+    ("pytorch/cuda.runtime.out-of-memory--OpenNMT-OpenNMT-py-743.log", "cuda.runtime.out-of-memory", "serving", None),
     # batch EM
     # AUTOMATIC1111's interrogator (BLIP and CLIP describing an image for a request)
     ("pytorch/pytorch.cuda.oom-fragmentation--AUTOMATIC1111-stable-diffusion-webui-7330.log",
