@@ -5,8 +5,9 @@ A fix may declare ``applies_to: {phases: [...], not_phases: [...], engines: [...
 device outside its lists, a phase in ``not_phases`` (where it cannot help), or an engine in
 ``not_engines`` (which has its own variant of the fix); the engine name ``unknown`` stands
 for a log whose engine logkb could not tell, so a fix that names one engine's knobs never
-reaches a reader of another engine's log. An unknown phase or device drops nothing. Among the fixes kept, those that lead in the finding's phase
-(``leads_in``) come first, the others follow, each group in catalog order.
+reaches a reader of another engine's log. An unknown phase or device drops nothing. Among the
+fixes kept, those that lead in the finding's phase (``leads_in``) come first, the others
+follow, each group in catalog order.
 """
 
 from __future__ import annotations

@@ -149,10 +149,10 @@ class PhaseTracker(msgspec.Struct, eq=False):
 
     def recent_frames(self, line_no: int) -> list[tuple[int, str]]:
         """The frames of the traceback that a line at ``line_no`` closes, if any."""
-        last = self.frames[-1][0] if self.frames else 0
-        if self.frames and line_no - last <= (ORPHAN_GAP if last == self.orphan_line else FRAME_GAP):
-            return self.frames
-        return []
+        if not self.frames:
+            return []
+        last = self.frames[-1][0]
+        return self.frames if line_no - last <= (ORPHAN_GAP if last == self.orphan_line else FRAME_GAP) else []
 
     def in_force(self, line_no: int, engine: str | None = None) -> tuple[str, str]:
         """The phase at a line and where it comes from: the frames of the traceback it closes,
