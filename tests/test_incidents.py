@@ -349,6 +349,17 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch EO
+    # the code line of PyTorch's Module.to (convert's 'return t.to(device, ...)') as the paste's
+    # first line, its frame cut off: the weights were being moved
+    ("pytorch/pytorch.cuda.oom-weight-loading--haoheliu-AudioLDM2-17.log", "pytorch.cuda.oom-weight-loading",
+     "weight-loading", None),
+    # a Gaussian-splatting rasterizer's code line (2D Gaussian splatting's fork)
+    ("pytorch/pytorch.cuda.oom--hbb1-2d-gaussian-splatting-97.log", "pytorch.cuda.oom", "serving", None),
+    # a paste whose first line is the rasterizer's frame line, its path cut at the start
+    ("pytorch/pytorch.cuda.oom--microsoft-TRELLIS-3.log", "pytorch.cuda.oom", "serving", None),
+    # Ollama's API answer when its runner died during a request (v0.9.1 on)
+    ("ollama/ollama.runner.terminated--continuedev-continue-11241.log", "ollama.runner.terminated", "serving", None),
     # batch EN
     # macOS's malloc refused a region ('malloc: can't allocate region'): host memory
     ("host/host.memory.alloc-failed--Ma-Dan-Yolact-CoreML-2.log", "host.memory.alloc-failed", None, None),
