@@ -349,6 +349,26 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batches EP and EQ
+    # the RAPIDS Accelerator for Spark giving up on a GPU allocation ('GPU OutOfMemory: could
+    # not split inputs and retry'), Dask-CUDA's spill-on-demand finding nothing to spill,
+    # Thrust's 'parallel_for failed: out of memory' and DALI's pipeline on one line
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-cudf-spark-9208.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--rapidsai-cugraph-2694.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-cudf-2667.log", "cuda.runtime.out-of-memory", None, None),
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-DALI-2084.log", "cuda.runtime.out-of-memory", "serving", None),
+    # ONNX Runtime's arena at the memory it may use ('Available memory of 0 is smaller than
+    # requested bytes of N')
+    ("pytorch/cuda.runtime.out-of-memory--infiniflow-ragflow-4826.log", "cuda.runtime.out-of-memory", "serving", None),
+    # runc's 'container init was OOM-killed (memory limit too low?)'
+    ("host/host.oom-killed--kubeflow-trainer-1661.log", "host.oom-killed", None, None),
+    # Rust's io::Error for ENOMEM ('Cannot allocate memory (os error 12)')
+    ("host/host.memory.alloc-failed--qdrant-qdrant-2350.log", "host.memory.alloc-failed", None, None),
+    # ComfyUI's dialog naming a node whose type has a colon in it ('LayerMask: BiRefNetUltra')
+    ("host/host.memory.alloc-failed--chflame163-ComfyUI_LayerStyle-94.log", "host.memory.alloc-failed", "serving", None),
+    # PyTorch Lightning 1.0's Trainer.fit handing the model to its accelerator (model.cuda)
+    ("pytorch/pytorch.cuda.oom-weight-loading--Lightning-AI-pytorch-lightning-4442.log", "uncatalogued",
+     "weight-loading", None),
     # batch EO
     # the code line of PyTorch's Module.to (convert's 'return t.to(device, ...)') as the paste's
     # first line, its frame cut off: the weights were being moved
