@@ -349,6 +349,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch ER
+    # a Metal command buffer's NSError for MTLCommandBufferErrorOutOfMemory (code 8)
+    ("pytorch/metal.gpu.out-of-memory--safx-waifu2x-metal-3.log", "metal.gpu.out-of-memory", None, None),
+    # Ollama's MLX runner refusing a model larger than the unified memory left (v0.18.2 on)
+    ("ollama/ollama.host.insufficient-memory--ollama-ollama-17246.log", "ollama.host.insufficient-memory",
+     "device-check", None),
+    # TensorRT 7's allocator ('Requested amount of memory (N bytes) could not be allocated')
+    ("pytorch/cuda.runtime.out-of-memory--NVIDIA-AI-IOT-torch2trt-661.log", "cuda.runtime.out-of-memory", None, None),
+    # a DataLoader forking its workers at the start of an epoch (ENOMEM from fork)
+    ("host/host.memory.alloc-failed--dusty-nv-jetson-inference-1026.log", "host.memory.alloc-failed", "serving", None),
     # batches EP and EQ
     # the RAPIDS Accelerator for Spark giving up on a GPU allocation ('GPU OutOfMemory: could
     # not split inputs and retry'), Dask-CUDA's spill-on-demand finding nothing to spill,
@@ -1555,6 +1565,19 @@ def test_a_code_line_that_starts_the_input_names_the_step_only_for_the_error_rig
     assert close["phase"] == "weight-loading"
     (apart,) = scan("-", stdin=(lines[0] + "step 1\nstep 2\nstep 3\nstep 4\n" + "".join(lines[1:])).encode())
     assert apart["root_cause"] == "cuda.runtime.out-of-memory" and apart["phase"] == "unknown"
+
+
+def test_a_frame_line_cut_at_its_start_is_a_frame_only_as_the_inputs_first_line():
+    """TRELLIS's paste starts inside the rasterizer's frame line ('..._rasterization\\__init__.py",
+    line 94, in forward'), its 'File "<path>' cut off: as the input's first line it is read as
+    that frame, and names the step. The same line inside a log is no frame: its start is the
+    end of the line before it, which a paste did not cut."""
+    lines = (CORPUS / "pytorch/pytorch.cuda.oom--microsoft-TRELLIS-3.log").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    (first,) = scan("-", stdin="".join(lines).encode())
+    assert first["root_cause"] == "pytorch.cuda.oom" and first["phase"] == "serving"
+    (inside,) = scan("-", stdin=("step 1\n" + "".join(lines)).encode())
+    assert inside["root_cause"] == "pytorch.cuda.oom" and inside["phase"] == "unknown"
 
 
 def test_a_cap_of_the_whole_card_is_the_plain_out_of_memory():

@@ -42,8 +42,9 @@ from .context import FRAME_GAP, EngineTracker, PhaseTracker, goes_back
 from .fuzzy import MAX_FUZZY_LINES, Fuzzy
 from .incidents import (OFF_RANGE_CONFIDENCE, PARTIAL_CONFIDENCE, Event, Resolver, Seen, continues_event, hit_incident,
                         is_exception, is_fatal)
-from .lines import (DIAGNOSING, ERROR_WORDS, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME, TRACEBACK, AnchorIndex,
-                    MIN_CUT_ANCHOR, MIN_PARTIAL, Hit, LineMatcher, excluded_if_cut, is_ipython_frame, partial_match, search)
+from .lines import (CUT_FRAME, DIAGNOSING, ERROR_WORDS, FRAME_LINE, GATE, IPYTHON_CALL, IPYTHON_HEADER, NATIVE_FRAME,
+                    TRACEBACK, AnchorIndex, MIN_CUT_ANCHOR, MIN_PARTIAL, Hit, LineMatcher, excluded_if_cut, is_ipython_frame,
+                    partial_match, search)
 from .symptoms import Symptoms
 
 if TYPE_CHECKING:
@@ -57,8 +58,6 @@ MIN_WRAPPED = 40  # a raw line shorter than this was not wrapped by a terminal
 MAX_WRAPPED = 4096  # a line this long was not wrapped by a terminal
 _FRAME_START = re.compile(r'\s*File "')  # CPython's frame line, whose end a terminal may have wrapped
 _COMPLETE_FRAME = re.compile(r'\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
-# A frame line whose start (File "/first/part/of/the/path) a paste cut off: the input's first line.
-_CUT_FRAME = re.compile(r'[^"\s]{1,400}\.py", line \d+, in [\w<>.]+\s*$')
 # A frame line broken after its path's comma, its line number and function on the next line: a
 # chat box or an editor that wraps at spaces, whose soft wrap the copy kept.
 _FRAME_PATH_ONLY = re.compile(r'\s*File "[^"]{1,400}",\s*$')
@@ -317,9 +316,7 @@ class RunScan:
         native_frame = kinds.source and NATIVE_FRAME.match(text) is not None
         # The input's first line may be a frame line cut at its start, or a code line whose frame
         # line the paste cut off.
-        cut_frame = line_no == 1 and _CUT_FRAME.match(text) is not None
-        if cut_frame:
-            text = 'File "' + text
+        cut_frame = line_no == 1 and CUT_FRAME.match(text) is not None
         orphan = line_no == 1 and kinds.source and '", line ' not in text and _FRAME_START.match(text) is None
         if kinds.source_only and not native_frame and not self._under_frame(line_no, text) and not orphan \
                 and not cut_frame:
@@ -343,7 +340,7 @@ class RunScan:
         if frame_start:
             text, continuation_lines = self._frame_rejoined(data, candidate, text, message)
             self._joined_until = line_no + continuation_lines
-        if (kinds.frame or cut_frame) and FRAME_LINE.match(text):
+        if (kinds.frame and FRAME_LINE.match(text)) or cut_frame:
             self.phases.add_frame(line_no, text)
             self.engines.note_paths(text)
             event = self._event(line_no)

@@ -37,6 +37,9 @@ GATE = re.compile("(?i)" + "|".join(re.escape(w) for w in ERRORISH_WORDS if w !=
 FRAME_LINE = re.compile(r'^\s*(?:File (?:"[^"]*", line \d+|\[?[~/]\S{0,400}?\.py:\d+(?:\]\([^)\s]{0,600}\))?, in )'
                         r'|Cell In\[\d+\], line \d+'
                         r'|\[?(?:[~/]\S{0,400}?\.py|<ipython-input-[\w-]{1,80}>)(?:\]\([^)\s]{0,600}\))? in <?[\w: ]{1,80}>?\()')
+# A frame line whose start (File "/first/part/of/the/path) a paste cut off, as the input's first
+# line shows it.
+CUT_FRAME = re.compile(r'[^"\s]{1,400}\.py", line \d+, in [\w<>.]+\s*$')
 # A frame of a native stack, which every native runtime prints innermost first: gdb's
 # "#5  0x... in llama_decode ()", glibc's backtrace_symbols "lib.so(func+0x1e6)[0x7f...]", Go's
 # "pkg.(*Server).run(0xc0...)", Rust's "  9: crate::module::Type::load", a bare C++ qualified
@@ -83,13 +86,15 @@ def is_ipython_frame(text: str) -> bool:
 def canonical_frame(text: str) -> str:
     """A frame line as frame maps spell it: CPython's ``File "path", line N, in func`` with
     ``/`` in paths, from IPython's ``File path:N, in Class.func(args)``, older IPython's and
-    Colab's ``path in func(args)`` or a Windows path."""
+    Colab's ``path in func(args)``, a Windows path, or a frame line cut at its start."""
     text = text.strip()
     ipython = _IPYTHON_FRAME.match(text)
     if ipython is not None:
         text = f'File "{ipython["path"]}", line {ipython["line"]}, in {ipython["func"]}'
     elif (older := _OLD_IPYTHON_FRAME.match(text)) is not None:  # no line number: 0 stands for it
         text = f'File "{older["path"]}", line 0, in {older["func"]}'
+    elif CUT_FRAME.match(text) is not None:
+        text = f'File "{text}'
     return text.replace("\\", "/")
 
 
