@@ -349,6 +349,16 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch ES
+    # ggml's assertion on a context buffer without the path before 'ggml.c' (starcoder.cpp)
+    ("pytorch/llamacpp.host.alloc-failed--bigcode-project-starcoder.cpp-16.log", "llamacpp.host.alloc-failed",
+     "weight-loading", None),
+    # ROCm's HIP runtime log of a failed hipMalloc ('Allocation failed : Device memory : required')
+    ("pytorch/cuda.runtime.out-of-memory--ROCm-legacy-rocm-build-2480.log", "cuda.runtime.out-of-memory", None, None),
+    # HIP's early error number for a failed allocation (hipError_t(1002)), TensorFlow on ROCm
+    ("pytorch/cuda.runtime.out-of-memory--ROCm-tensorflow-upstream-82.log", "cuda.runtime.out-of-memory", None, None),
+    # clang's driver reporting its front end killed ('unable to execute command: Killed')
+    ("host/host.build.compiler-killed--ROCm-TheRock-997.log", "host.build.compiler-killed", None, None),
     # batch ER
     # a Metal command buffer's NSError for MTLCommandBufferErrorOutOfMemory (code 8)
     ("pytorch/metal.gpu.out-of-memory--safx-waifu2x-metal-3.log", "metal.gpu.out-of-memory", None, None),
