@@ -349,6 +349,10 @@ def test_frames_with_windows_paths_show_the_same_phase():
 # Batches I to M: what their logs showed, each on its real log
 # (log, root cause, phase or None, engine or None)
 FROM_NEW_BATCHES = [
+    # batch ET
+    # Transformer Engine's make_graphed_callables under Megatron-Core's create_cudagraphs, the
+    # traceback cut before its error
+    ("pytorch/pytorch.cuda.oom--NVIDIA-TransformerEngine-2543.log", "uncatalogued", "cudagraph-capture", None),
     # batch ES
     # ggml's assertion on a context buffer without the path before 'ggml.c' (starcoder.cpp)
     ("pytorch/llamacpp.host.alloc-failed--bigcode-project-starcoder.cpp-16.log", "llamacpp.host.alloc-failed",
