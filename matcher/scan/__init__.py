@@ -341,7 +341,7 @@ class RunScan:
             text, continuation_lines = self._frame_rejoined(data, candidate, text, message)
             self._joined_until = line_no + continuation_lines
         if (kinds.frame and FRAME_LINE.match(text)) or cut_frame:
-            self.phases.add_frame(line_no, text)
+            self.phases.add_frame(line_no, f'File "{text.lstrip()}' if cut_frame else text)  # frame maps' form
             self.engines.note_paths(text)
             event = self._event(line_no)
             event.frames = [f for _, f in self.phases.frames]

@@ -86,15 +86,13 @@ def is_ipython_frame(text: str) -> bool:
 def canonical_frame(text: str) -> str:
     """A frame line as frame maps spell it: CPython's ``File "path", line N, in func`` with
     ``/`` in paths, from IPython's ``File path:N, in Class.func(args)``, older IPython's and
-    Colab's ``path in func(args)``, a Windows path, or a frame line cut at its start."""
+    Colab's ``path in func(args)`` or a Windows path."""
     text = text.strip()
     ipython = _IPYTHON_FRAME.match(text)
     if ipython is not None:
         text = f'File "{ipython["path"]}", line {ipython["line"]}, in {ipython["func"]}'
     elif (older := _OLD_IPYTHON_FRAME.match(text)) is not None:  # no line number: 0 stands for it
         text = f'File "{older["path"]}", line 0, in {older["func"]}'
-    elif CUT_FRAME.match(text) is not None:
-        text = f'File "{text}'
     return text.replace("\\", "/")
 
 
